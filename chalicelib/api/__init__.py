@@ -1,0 +1,1 @@
+"""One blueprint per resource; handlers decode, authorize, call the domain, render."""

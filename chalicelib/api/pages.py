@@ -1,0 +1,89 @@
+"""Pages (SPEC 4.3) and the `POST /v1/pages` extension."""
+
+from chalice import Blueprint
+
+from chalicelib import clock
+from chalicelib.domain import pages
+from chalicelib.domain.organizations import has_role
+from chalicelib.http.auth import require_owner
+from chalicelib.http.routing import ApiRequest, Router, Style
+from chalicelib.schemas.pages import ArchivedPageOut, ImageOut, PageCreate, PageOut, PageUpdate
+from chalicelib.store.models import Page
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "pages")
+PAGE_CONFIGURATION = "page_configuration"
+
+
+def page_out(page: Page, archived: bool = False) -> PageOut:
+    profile = pages.profile_of(page)
+    fields = {name: profile.get(name) for name in PageOut.model_fields}
+    fields.update(
+        id=page.id,
+        subdomain=page.subdomain,
+        domain=page.domain,
+        created_at=clock.iso(page.created_at),
+        updated_at=clock.iso(page.updated_at),
+    )
+    if not archived:
+        return PageOut(**fields)
+    for image in ("hero_cover", "transactional_logo"):
+        url = profile.get(image)
+        fields[image] = ImageOut(
+            normal_url=url,
+            original_url=url,
+            retina_url=url,
+            size=None,
+            updated_at=profile.get(f"{image}_updated_at") if url else None,
+        )
+    return ArchivedPageOut(**fields, layout=profile.get("branding", "basic"))
+
+
+@router.route(
+    "/v1/pages",
+    ["GET"],
+    summary="List the pages the caller reaches",
+    response=PageOut,
+    many=True,
+    style=Style.CURRENT,
+)
+def list_pages(request: ApiRequest):
+    user = request.principal.user
+    reachable = [
+        page for page in pages.pages_of(user.organization_id) if has_role(user, page.id, None)
+    ]
+    return [page_out(page, request.archived) for page in reachable]
+
+
+@router.route(
+    "/v1/pages",
+    ["POST"],
+    summary="Create a page (extension)",
+    body=PageCreate,
+    response=PageOut,
+    status=201,
+    style=Style.CURRENT,
+)
+def create_page(request: ApiRequest):
+    require_owner(request.principal)
+    body = request.parse(PageCreate)
+    page = pages.create_page(request.principal.organization_id, body.page)
+    return page_out(page, request.archived)
+
+
+@router.route("/v1/pages/{page_id}", ["GET"], summary="Get a page", response=PageOut)
+def get_page(request: ApiRequest):
+    return page_out(request.page(), request.archived)
+
+
+@router.route(
+    "/v1/pages/{page_id}",
+    ["PATCH", "PUT"],
+    summary="Update a page",
+    body=PageUpdate,
+    response=PageOut,
+)
+def update_page(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    body = request.parse(PageUpdate)
+    return page_out(pages.update_page(page, body.page), request.archived)

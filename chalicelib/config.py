@@ -1,0 +1,36 @@
+"""Settings read from the environment, named once.
+
+`.chalice/config.json` sets them per stage; the local stack and the tests set them before the
+first import of a model.
+"""
+
+import os
+
+
+def stage() -> str:
+    return os.environ.get("STAGE", "local")
+
+
+def table_name(short_name: str) -> str:
+    return f"statuspage-{stage()}-{short_name}"
+
+
+def queue_name(short_name: str) -> str:
+    return f"statuspage-{stage()}-{short_name}"
+
+
+def region() -> str:
+    return os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
+
+
+def rate_limit_per_minute() -> int:
+    """Requests per API token on a 60 s rolling window; 0 turns the limit off."""
+    try:
+        return max(0, int(os.environ.get("RATE_LIMIT_PER_MINUTE", "60")))
+    except ValueError:
+        return 60
+
+
+def public_base_url() -> str:
+    """Where links in notifications and feeds point (the public page host)."""
+    return os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")

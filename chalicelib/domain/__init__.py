@@ -1,0 +1,1 @@
+"""The rules of SPEC.md, testable without HTTP."""

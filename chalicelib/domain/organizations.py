@@ -1,0 +1,94 @@
+"""Organizations, their users and API keys."""
+
+from chalicelib import clock, ids
+from chalicelib.domain import credentials
+from chalicelib.store.base import plain_dict
+from chalicelib.store.models import ApiKey, Organization, User
+
+ROLES = ("page_configuration", "incident_manager", "maintenance_manager")
+
+
+def create_organization(name: str) -> Organization:
+    organization = Organization(ids.new_id(), name=name, created_at=clock.now())
+    organization.save()
+    return organization
+
+
+def create_user(
+    organization_id: str,
+    email: str,
+    *,
+    first_name: str = "",
+    last_name: str = "",
+    password: str | None = None,
+    owner: bool = False,
+) -> User:
+    moment = clock.now()
+    user = User(
+        ids.new_id(),
+        organization_id=organization_id,
+        email=email,
+        first_name=first_name,
+        last_name=last_name,
+        password_hash=credentials.password_hash(password) if password else None,
+        owner=owner,
+        page_roles={},
+        created_at=moment,
+        updated_at=moment,
+    )
+    user.save()
+    return user
+
+
+def create_api_key(user: User) -> str:
+    """A new key for `user`; the key itself is returned once and never stored."""
+    api_key = credentials.new_api_key()
+    ApiKey(
+        credentials.api_key_hash(api_key),
+        user_id=user.id,
+        organization_id=user.organization_id,
+        created_at=clock.now(),
+    ).save()
+    return api_key
+
+
+def find_user(organization_id: str, user_id: str) -> User | None:
+    try:
+        user = User.get(user_id)
+    except User.DoesNotExist:
+        return None
+    return user if user.organization_id == organization_id else None
+
+
+def users_of(organization_id: str) -> list[User]:
+    return list(User.by_organization.query(organization_id))
+
+
+def email_taken(organization_id: str, email: str) -> bool:
+    return any(user.email.lower() == email.lower() for user in users_of(organization_id))
+
+
+def delete_user(user: User) -> None:
+    user.delete()
+
+
+def set_page_roles(user: User, page_roles: dict[str, dict[str, bool]]) -> User:
+    """Replace the user's pages: every page left out is no longer reachable."""
+    user.update(
+        actions=[User.page_roles.set(page_roles), User.updated_at.set(clock.now())],
+    )
+    return user
+
+
+def has_role(user: User, page_id: str, role: str | None) -> bool:
+    """Whether `user` reaches `page_id`, and holds `role` there when one is asked for."""
+    if user.owner:
+        return True
+    roles = plain_dict(user.page_roles)
+    if page_id not in roles:
+        return False
+    page_roles = roles[page_id] or {}
+    # A page without role based access control maps to {}: full access.
+    if role is None or not page_roles:
+        return True
+    return bool(page_roles.get(role))

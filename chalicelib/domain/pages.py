@@ -1,0 +1,157 @@
+"""Pages: creation with its defaults, updates, and the uniqueness of subdomains and domains."""
+
+import re
+import secrets
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import clock, ids
+from chalicelib.http import errors
+from chalicelib.schemas.pages import DEFAULT_COLORS, PageFields
+from chalicelib.store.base import plain_dict, transaction
+from chalicelib.store.models import Claim, Page
+
+DEFAULT_PROFILE = {
+    "branding": "basic",
+    "hidden_from_search": False,
+    "viewers_must_be_team_members": False,
+    "allow_page_subscribers": True,
+    "allow_incident_subscribers": True,
+    "allow_email_subscribers": True,
+    "allow_sms_subscribers": True,
+    "allow_rss_atom_feeds": True,
+    "allow_webhook_subscribers": True,
+    "activity_score": 0,
+    "time_zone": "Etc/UTC",
+    **DEFAULT_COLORS,
+}
+DEFAULT_EMBED_CONFIG = {
+    "position": "bottom-right",
+    "incident_background_color": "#e74c3c",
+    "incident_text_color": "#ffffff",
+    "maintenance_background_color": "#3498db",
+    "maintenance_text_color": "#ffffff",
+}
+# Written on the item itself (keys of the table), not in the profile map.
+_CLAIMED = ("subdomain", "domain")
+# Archived names of current fields.
+_ALIASES = {"layout": "branding"}
+# Archived image URLs set the image and remember when.
+_IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transactional_logo"}
+
+
+def _claim_name(kind: str, value: str) -> str:
+    return f"{kind}#{value}"
+
+
+def _claimed_by_other(kind: str, value: str, page_id: str | None) -> bool:
+    try:
+        claim = Claim.get(_claim_name(kind, value))
+    except Claim.DoesNotExist:
+        return False
+    return claim.page_id != page_id
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40].strip("-")
+    return slug or "page"
+
+
+def _free_subdomain(name: str) -> str:
+    base = _slug(name)
+    candidate = base
+    while _claimed_by_other("subdomain", candidate, None):
+        candidate = f"{base}-{secrets.token_hex(2)}"
+    return candidate
+
+
+def _profile_changes(fields: PageFields) -> dict:
+    """The profile entries a body sets, in their stored names."""
+    changes: dict = {}
+    moment = clock.iso(clock.now())
+    for name in fields.model_fields_set - set(_CLAIMED):
+        value = getattr(fields, name)
+        if name in _IMAGES:
+            changes[_IMAGES[name]] = value
+            changes[f"{_IMAGES[name]}_updated_at"] = moment if value else None
+            continue
+        if value is None and name not in ("url", "support_url", "notifications_from_email"):
+            continue  # an explicit null on a required setting changes nothing
+        changes[_ALIASES.get(name, name)] = value
+    return changes
+
+
+def _check_claims(fields: PageFields, page_id: str | None) -> None:
+    problems: dict[str, list[str]] = {}
+    for kind in _CLAIMED:
+        value = getattr(fields, kind)
+        if kind in fields.model_fields_set and value and _claimed_by_other(kind, value, page_id):
+            problems[kind] = ["has already been taken"]
+    if problems:
+        raise errors.unprocessable(problems)
+
+
+def _commit(page: Page, new_claims: dict[str, str], old_claims: dict[str, str]) -> None:
+    try:
+        with transaction() as writes:
+            for kind, value in new_claims.items():
+                writes.save(
+                    Claim(_claim_name(kind, value), page_id=page.id),
+                    condition=Claim.name.does_not_exist() | (Claim.page_id == page.id),
+                )
+            for kind, value in old_claims.items():
+                writes.delete(Claim(_claim_name(kind, value)), condition=Claim.page_id == page.id)
+            writes.save(page)
+    except TransactWriteError:
+        # A concurrent writer took the name or changed the page first.
+        raise errors.conflict() from None
+
+
+def create_page(organization_id: str, fields: PageFields) -> Page:
+    _check_claims(fields, None)
+    moment = clock.now()
+    page = Page(
+        ids.new_id(),
+        organization_id=organization_id,
+        subdomain=fields.subdomain or _free_subdomain(fields.name or ""),
+        domain=fields.domain,
+        profile={**DEFAULT_PROFILE, **_profile_changes(fields)},
+        status_embed_config=dict(DEFAULT_EMBED_CONFIG),
+        created_at=moment,
+        updated_at=moment,
+    )
+    claims = {kind: getattr(page, kind) for kind in _CLAIMED if getattr(page, kind)}
+    _commit(page, claims, {})
+    return page
+
+
+def update_page(page: Page, fields: PageFields) -> Page:
+    _check_claims(fields, page.id)
+    new_claims: dict[str, str] = {}
+    old_claims: dict[str, str] = {}
+    for kind in _CLAIMED:
+        if kind not in fields.model_fields_set:
+            continue
+        value = getattr(fields, kind)
+        if kind == "subdomain" and not value:
+            continue  # a page always keeps a subdomain
+        current = getattr(page, kind)
+        if value == current:
+            continue
+        if value:
+            new_claims[kind] = value
+        if current:
+            old_claims[kind] = current
+        setattr(page, kind, value)
+    page.profile = {**profile_of(page), **_profile_changes(fields)}
+    page.updated_at = clock.now()
+    _commit(page, new_claims, old_claims)
+    return page
+
+
+def profile_of(page: Page) -> dict:
+    return plain_dict(page.profile)
+
+
+def pages_of(organization_id: str) -> list[Page]:
+    return list(Page.by_organization.query(organization_id))

@@ -1,0 +1,1 @@
+"""What every route shares, written once: decoding, errors, auth, rate limits, pagination."""

@@ -1,0 +1,65 @@
+"""Who is calling: `Authorization: OAuth <key>` or `?api_key=<key>`, and which pages they reach."""
+
+from dataclasses import dataclass
+
+from chalicelib.domain import credentials
+from chalicelib.domain.organizations import has_role
+from chalicelib.http import errors
+from chalicelib.store.models import ApiKey, Page, User
+
+_SCHEMES = ("oauth", "bearer", "token")
+
+
+@dataclass(frozen=True)
+class Principal:
+    key_hash: str
+    user: User
+
+    @property
+    def organization_id(self) -> str:
+        return self.user.organization_id
+
+
+def presented_key(headers: dict, query: dict) -> str | None:
+    header = headers.get("authorization")
+    if header:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() in _SCHEMES and value.strip():
+            return value.strip()
+        return None
+    return query.get("api_key") or None
+
+
+def authenticate(api_key: str | None) -> Principal:
+    if not api_key:
+        raise errors.unauthenticated()
+    key_hash = credentials.api_key_hash(api_key)
+    try:
+        key = ApiKey.get(key_hash)
+        user = User.get(key.user_id)
+    except (ApiKey.DoesNotExist, User.DoesNotExist):
+        raise errors.unauthenticated() from None
+    return Principal(key_hash, user)
+
+
+def require_organization(principal: Principal, organization_id: str) -> None:
+    """Another organization's resources do not exist for this caller."""
+    if principal.organization_id != organization_id:
+        raise errors.not_found()
+
+
+def require_owner(principal: Principal) -> None:
+    if not principal.user.owner:
+        raise errors.forbidden()
+
+
+def page_for(principal: Principal, page_id: str, role: str | None = None) -> Page:
+    """The page, if the caller's organization has it and the caller holds `role` there."""
+    try:
+        page = Page.get(page_id)
+    except Page.DoesNotExist:
+        raise errors.not_found() from None
+    require_organization(principal, page.organization_id)
+    if not has_role(principal.user, page_id, role):
+        raise errors.forbidden()
+    return page

@@ -1,0 +1,80 @@
+"""The one error type of the API and its JSON body: `{"error": message[, "errors": {...}]}`."""
+
+from pydantic import ValidationError
+
+BAD_REQUEST = "Bad request"
+UNAUTHENTICATED = "Could not authenticate"
+FORBIDDEN = "You are not authorized to access this resource"
+NOT_FOUND = "The requested resource could not be found"
+CONFLICT = "The request could not be processed due to a conflict in resource state"
+UNPROCESSABLE = "Unprocessable entity"
+RATE_LIMITED = "Rate limit exceeded"
+METHOD_NOT_ALLOWED = "Method not allowed"
+INTERNAL = "Internal server error"
+
+
+class ApiError(Exception):
+    """An answer other than success: the status code, the contract's message, field errors."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        errors: dict[str, list[str]] | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.errors = errors
+        self.headers = headers or {}
+
+    def body(self) -> dict:
+        body: dict = {"error": self.message}
+        if self.errors is not None:
+            body["errors"] = self.errors
+        return body
+
+
+def bad_request() -> ApiError:
+    return ApiError(400, BAD_REQUEST)
+
+
+def unauthenticated() -> ApiError:
+    return ApiError(401, UNAUTHENTICATED)
+
+
+def forbidden() -> ApiError:
+    return ApiError(403, FORBIDDEN)
+
+
+def not_found() -> ApiError:
+    return ApiError(404, NOT_FOUND)
+
+
+def conflict() -> ApiError:
+    return ApiError(409, CONFLICT)
+
+
+def unprocessable(errors: dict[str, list[str]]) -> ApiError:
+    return ApiError(422, UNPROCESSABLE, errors)
+
+
+def invalid(field: str, problem: str) -> ApiError:
+    """A 422 naming one field."""
+    return unprocessable({field: [problem]})
+
+
+def from_validation_error(error: ValidationError, wrapper: str | None = None) -> ApiError:
+    """A pydantic failure as a 422, each field named by its path below the body's wrapper."""
+    errors: dict[str, list[str]] = {}
+    for item in error.errors():
+        location = [str(part) for part in item["loc"]]
+        if wrapper and location and location[0] == wrapper and len(location) > 1:
+            location = location[1:]
+        field = ".".join(location) or (wrapper or "body")
+        message = item["msg"]
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        errors.setdefault(field, []).append(message)
+    return unprocessable(errors)

@@ -1,0 +1,38 @@
+"""`page` (1-based) and `per_page` (default and maximum 100) over a list."""
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from chalicelib.http import errors
+
+MAX_PER_PAGE = 100
+T = TypeVar("T")
+
+
+def _whole_number(value: str | None, default: int, minimum: int) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise errors.bad_request() from None
+    if number < minimum:
+        raise errors.bad_request()
+    return number
+
+
+def paginate(items: Sequence[T], query: dict) -> list[T]:
+    page = _whole_number(query.get("page"), 1, 1)
+    per_page = min(_whole_number(query.get("per_page"), MAX_PER_PAGE, 1), MAX_PER_PAGE)
+    start = (page - 1) * per_page
+    return list(items[start : start + per_page])
+
+
+def limit_and_offset_page(items: Sequence[T], query: dict) -> list[T]:
+    """Subscriber lists: `limit` and a 0-based `page` (the first limit * page are skipped)."""
+    limit = _whole_number(query.get("limit"), 0, 1) if query.get("limit") else None
+    if limit is None:
+        return list(items)
+    page = _whole_number(query.get("page"), 0, 0)
+    start = page * limit
+    return list(items[start : start + limit])

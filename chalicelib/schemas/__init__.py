@@ -1,0 +1,1 @@
+"""pydantic models of every request and response body; the OpenAPI document comes from them."""

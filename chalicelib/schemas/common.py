@@ -1,0 +1,100 @@
+"""Field types that validate the way the contract says, shared by every schema."""
+
+import re
+import zoneinfo
+from functools import lru_cache
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel as PydanticModel
+
+_COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+
+
+class Schema(PydanticModel):
+    """Bodies ignore fields they do not know, as the API's clients expect."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class OutSchema(PydanticModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _color(value: str) -> str:
+    if not _COLOR.match(value):
+        raise ValueError("must be a hex color such as #1a2b3c")
+    return value if value.startswith("#") else "#" + value
+
+
+@lru_cache(maxsize=1)
+def _time_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def _time_zone(value: str) -> str:
+    if value not in _time_zones():
+        raise ValueError("must be an IANA time zone name such as Europe/Paris")
+    return value
+
+
+def _email(value: str) -> str:
+    value = value.strip()
+    if len(value) > 254 or not _EMAIL.match(value):
+        raise ValueError("must be a valid email address")
+    return value
+
+
+def _web_url(value: str) -> str:
+    value = value.strip()
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an absolute http or https URL")
+    return value
+
+
+def _subdomain(value: str) -> str:
+    value = value.strip().lower()
+    if not _SUBDOMAIN.match(value):
+        raise ValueError("may hold only letters, digits and inner hyphens (at most 63)")
+    return value
+
+
+def _hostname(value: str) -> str:
+    value = value.strip().lower().rstrip(".")
+    labels = value.split(".")
+    if len(value) > 253 or len(labels) < 2 or not all(_LABEL.match(label) for label in labels):
+        raise ValueError("must be a domain name such as status.example.com")
+    return value
+
+
+def _empty_is_none(value):
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("can't be blank")
+    return value
+
+
+Color = Annotated[str, AfterValidator(_color)]
+TimeZone = Annotated[str, AfterValidator(_time_zone)]
+Email = Annotated[str, AfterValidator(_email)]
+WebUrl = Annotated[str, AfterValidator(_web_url)]
+Subdomain = Annotated[str, AfterValidator(_subdomain)]
+Hostname = Annotated[str, AfterValidator(_hostname)]
+Name = Annotated[str, Field(max_length=255), AfterValidator(_not_blank)]
+Text = Annotated[str, Field(max_length=20000)]
+ShortText = Annotated[str, Field(max_length=255)]
+# Optional text that a client clears by sending an empty string.
+Clearable = BeforeValidator(_empty_is_none)
+
+
+class Pagination(Schema):
+    page: int | None = Field(None, ge=1, description="1-based page number")
+    per_page: int | None = Field(None, ge=1, le=100, description="page size, 100 at most")

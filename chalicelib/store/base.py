@@ -1,0 +1,32 @@
+"""What every table shares: its name from the stage, its region, on-demand billing."""
+
+from pynamodb.connection import Connection
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import config
+
+
+def table_meta(short_name: str) -> type:
+    """A PynamoDB `Meta` for the table `short_name` of the current stage.
+
+    `host` stays unset so PynamoDB follows `AWS_ENDPOINT_URL` (the local emulator) when set.
+    """
+
+    class Meta:
+        table_name = config.table_name(short_name)
+        region = config.region()
+        billing_mode = "PAY_PER_REQUEST"
+
+    return Meta
+
+
+def plain_dict(value) -> dict:
+    """A raw map attribute as a plain dict, whether freshly set or read back from DynamoDB."""
+    if value is None:
+        return {}
+    return value.as_dict() if hasattr(value, "as_dict") else dict(value)
+
+
+def transaction() -> TransactWrite:
+    """A DynamoDB transaction: every write in it lands, or none does."""
+    return TransactWrite(connection=Connection(region=config.region()))

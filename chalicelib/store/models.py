@@ -1,0 +1,117 @@
+"""The tables. Each model's docstring gives its key pattern.
+
+Page content that only the API reads and writes whole (the profile, the embed config) lives
+in map attributes whose shape the pydantic schemas own, so a field is declared once.
+"""
+
+from pynamodb.attributes import (
+    BooleanAttribute,
+    MapAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.models import Model
+
+from chalicelib.store.base import table_meta
+
+
+class Organization(Model):
+    """hash `id`."""
+
+    Meta = table_meta("organizations")
+    id = UnicodeAttribute(hash_key=True)
+    name = UnicodeAttribute()
+    created_at = UTCDateTimeAttribute()
+
+
+class UsersByOrganization(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "by-organization"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    created_at = UTCDateTimeAttribute(range_key=True)
+
+
+class User(Model):
+    """hash `id`; index `by-organization` (organization_id, created_at).
+
+    `page_roles` maps a page id to its roles ({} for a page without role based access);
+    an owner reaches every page of the organization whatever the map says.
+    """
+
+    Meta = table_meta("users")
+    id = UnicodeAttribute(hash_key=True)
+    organization_id = UnicodeAttribute()
+    email = UnicodeAttribute()
+    first_name = UnicodeAttribute(default="")
+    last_name = UnicodeAttribute(default="")
+    password_hash = UnicodeAttribute(null=True)
+    owner = BooleanAttribute(default=False)
+    page_roles = MapAttribute(default=dict)
+    created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute()
+    version = VersionAttribute()
+    by_organization = UsersByOrganization()
+
+
+class ApiKey(Model):
+    """hash `key_hash` (SHA-256 of the key; the key itself is never stored)."""
+
+    Meta = table_meta("api-keys")
+    key_hash = UnicodeAttribute(hash_key=True)
+    user_id = UnicodeAttribute()
+    organization_id = UnicodeAttribute()
+    created_at = UTCDateTimeAttribute()
+
+
+class PagesByOrganization(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "by-organization"
+        projection = AllProjection()
+
+    organization_id = UnicodeAttribute(hash_key=True)
+    created_at = UTCDateTimeAttribute(range_key=True)
+
+
+class Page(Model):
+    """hash `id`; index `by-organization` (organization_id, created_at).
+
+    `profile` holds the page fields of the schemas; `subdomain` and `domain` are also claimed
+    in `Claim` so they stay unique.
+    """
+
+    Meta = table_meta("pages")
+    id = UnicodeAttribute(hash_key=True)
+    organization_id = UnicodeAttribute()
+    subdomain = UnicodeAttribute()
+    domain = UnicodeAttribute(null=True)
+    profile = MapAttribute(default=dict)
+    status_embed_config = MapAttribute(default=dict)
+    created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute()
+    version = VersionAttribute()
+    by_organization = PagesByOrganization()
+
+
+class Claim(Model):
+    """hash `name` (`subdomain#acme`, `domain#status.acme.com`): a unique name and its page."""
+
+    Meta = table_meta("claims")
+    name = UnicodeAttribute(hash_key=True)
+    page_id = UnicodeAttribute()
+
+
+class RateWindow(Model):
+    """hash `token` (key hash): request counts of the current and the previous minute."""
+
+    Meta = table_meta("rate-windows")
+    token = UnicodeAttribute(hash_key=True)
+    window = NumberAttribute()
+    hits = NumberAttribute(default=0)
+    previous_hits = NumberAttribute(default=0)
+    expires_at = TTLAttribute()
