@@ -2,9 +2,10 @@
 
 from chalice import Chalice
 
-from chalicelib.api import openapi, organizations, pages
+from chalicelib.api import embed, openapi, organizations, pages
 
 app = Chalice(app_name="statuspage")
 app.register_blueprint(pages.blueprint)
 app.register_blueprint(organizations.blueprint)
+app.register_blueprint(embed.blueprint)
 app.register_blueprint(openapi.blueprint)

@@ -155,3 +155,17 @@ def profile_of(page: Page) -> dict:
 
 def pages_of(organization_id: str) -> list[Page]:
     return list(Page.by_organization.query(organization_id))
+
+
+def embed_config_of(page: Page) -> dict:
+    return {**DEFAULT_EMBED_CONFIG, **plain_dict(page.status_embed_config)}
+
+
+def update_embed_config(page: Page, changes: dict) -> Page:
+    page.update(
+        actions=[
+            Page.status_embed_config.set({**embed_config_of(page), **changes}),
+            Page.updated_at.set(clock.now()),
+        ]
+    )
+    return page

@@ -30,10 +30,9 @@ def check(token: str) -> None:
     estimate = counter.hits + counter.previous_hits * weight
     if estimate <= limit:
         return
+    retry_after = _retry_after(counter.hits - 1, counter.previous_hits, elapsed, limit)
     _uncount_hit(counter)
-    raise ApiError(
-        429, RATE_LIMITED, headers={"Retry-After": str(_retry_after(counter, elapsed, limit))}
-    )
+    raise ApiError(429, RATE_LIMITED, headers={"Retry-After": str(retry_after)})
 
 
 def _count_hit(token: str, window: int, expires_at) -> RateWindow:
@@ -82,13 +81,12 @@ def _uncount_hit(counter: RateWindow) -> None:
         pass
 
 
-def _retry_after(counter: RateWindow, elapsed: float, limit: int) -> int:
+def _retry_after(current: int, previous: int, elapsed: float, limit: int) -> int:
     """Seconds until one more request fits, if the client sends nothing meanwhile."""
-    current = counter.hits - 1
-    if current + 1 > limit:
+    if current + 1 > limit or not previous:
         wait = WINDOW_SECONDS - elapsed
     else:
         # Wait for enough of the previous minute's hits to slide out of the window.
-        needed_weight = (limit - current - 1) / counter.previous_hits
+        needed_weight = (limit - current - 1) / previous
         wait = (1 - needed_weight) * WINDOW_SECONDS - elapsed
     return max(1, min(WINDOW_SECONDS, math.ceil(wait)))
