@@ -2,10 +2,28 @@
 
 from chalice import Chalice
 
-from chalicelib.api import embed, openapi, organizations, pages
+from chalicelib.api import (
+    component_groups,
+    components,
+    embed,
+    incident_templates,
+    incidents,
+    openapi,
+    organizations,
+    pages,
+    postmortems,
+)
 
 app = Chalice(app_name="statuspage")
-app.register_blueprint(pages.blueprint)
-app.register_blueprint(organizations.blueprint)
-app.register_blueprint(embed.blueprint)
-app.register_blueprint(openapi.blueprint)
+for blueprint_module in (
+    pages,
+    organizations,
+    embed,
+    components,
+    component_groups,
+    incidents,
+    postmortems,
+    incident_templates,
+    openapi,
+):
+    app.register_blueprint(blueprint_module.blueprint)

@@ -7,7 +7,14 @@ from chalicelib.domain import pages
 from chalicelib.domain.organizations import has_role
 from chalicelib.http.auth import require_owner
 from chalicelib.http.routing import ApiRequest, Router, Style
-from chalicelib.schemas.pages import ArchivedPageOut, ImageOut, PageCreate, PageOut, PageUpdate
+from chalicelib.schemas.pages import (
+    ArchivedPageOut,
+    ImageOut,
+    PageCreate,
+    PageOut,
+    PageUpdate,
+    WebhookSecretOut,
+)
 from chalicelib.store.models import Page
 
 blueprint = Blueprint(__name__)
@@ -87,3 +94,25 @@ def update_page(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     body = request.parse(PageUpdate)
     return page_out(pages.update_page(page, body.page), request.archived)
+
+
+@router.route(
+    "/v1/pages/{page_id}/webhook_secret",
+    ["GET"],
+    summary="Get the secret that signs webhook bodies (X-Webhook-Signature)",
+    response=WebhookSecretOut,
+)
+def get_webhook_secret(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    return WebhookSecretOut(webhook_secret=pages.webhook_secret_of(page))
+
+
+@router.route(
+    "/v1/pages/{page_id}/webhook_secret/rotate",
+    ["POST"],
+    summary="Replace the secret that signs webhook bodies",
+    response=WebhookSecretOut,
+)
+def rotate_webhook_secret(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    return WebhookSecretOut(webhook_secret=pages.rotate_webhook_secret(page))

@@ -3,7 +3,7 @@
 import re
 import secrets
 
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib import clock, ids
 from chalicelib.http import errors
@@ -169,3 +169,21 @@ def update_embed_config(page: Page, changes: dict) -> Page:
         ]
     )
     return page
+
+
+def webhook_secret_of(page: Page) -> str:
+    """The page's webhook signing secret, made on first use."""
+    if page.webhook_secret:
+        return page.webhook_secret
+    return rotate_webhook_secret(page, only_if_missing=True)
+
+
+def rotate_webhook_secret(page: Page, *, only_if_missing: bool = False) -> str:
+    secret = secrets.token_hex(32)
+    condition = Page.webhook_secret.does_not_exist() if only_if_missing else None
+    try:
+        page.update(actions=[Page.webhook_secret.set(secret)], condition=condition)
+    except UpdateError:
+        # Another request made it first: use theirs.
+        page.refresh(consistent_read=True)
+    return page.webhook_secret

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from chalice import Blueprint, Response
 from pydantic import BaseModel, ValidationError
+from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 
 from chalicelib.http import auth, errors, ratelimit
 from chalicelib.http.decode import decode_body
@@ -87,7 +88,7 @@ class ApiRequest:
         """The body validated by `schema`; a wrapped body (`{"page": {...}}`) may come bare."""
         body = self.body
         wrapper = wrapper_of(schema)
-        if wrapper and wrapper not in body and body:
+        if wrapper and body and not any(name in body for name in _names_of(schema, wrapper)):
             body = {wrapper: body}
         try:
             return schema.model_validate(body)
@@ -107,6 +108,15 @@ def wrapper_of(schema: type[BaseModel]) -> str | None:
     ((name, info),) = fields.items()
     annotation = info.annotation
     return name if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _names_of(schema: type[BaseModel], field_name: str) -> set[str]:
+    """The keys a body may use for `field_name`: its name and its aliases."""
+    alias = schema.model_fields[field_name].validation_alias
+    names = {field_name}
+    if alias is not None and hasattr(alias, "choices"):
+        names.update(choice for choice in alias.choices if isinstance(choice, str))
+    return names
 
 
 def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -200,6 +210,8 @@ class Router:
                 if isinstance(result, Response):
                     return result
                 if isinstance(result, Reply):
+                    if result.body is None:
+                        return Response(body="", status_code=result.status, headers=result.headers)
                     return json_response(render(result.body), result.status, result.headers)
                 if result is None:
                     return Response(body="", status_code=status)
@@ -208,12 +220,26 @@ class Router:
                 return error_response(error)
             except ValidationError as error:
                 return error_response(errors.from_validation_error(error))
+            except (PutError, UpdateError, DeleteError, TransactWriteError) as error:
+                if not _lost_a_race(error):
+                    logger.exception("write failed in %s", handler.__name__)
+                    return error_response(errors.ApiError(500, errors.INTERNAL))
+                return error_response(errors.conflict())
             except Exception:
                 logger.exception("unhandled error in %s", handler.__name__)
                 return error_response(errors.ApiError(500, errors.INTERNAL))
 
         view.__name__ = handler.__name__
         return view
+
+
+def _lost_a_race(error: Exception) -> bool:
+    """A conditional write that failed because another writer changed the item first."""
+    return getattr(error, "cause_response_code", None) in (
+        "ConditionalCheckFailedException",
+        "TransactionCanceledException",
+        "TransactionConflictException",
+    )
 
 
 def _api_request(current, params: dict[str, str]) -> ApiRequest:

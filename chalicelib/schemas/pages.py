@@ -170,3 +170,7 @@ class ArchivedPageOut(PageOut):
     layout: str
     transactional_logo: ImageOut  # type: ignore[assignment]
     hero_cover: ImageOut  # type: ignore[assignment]
+
+
+class WebhookSecretOut(OutSchema):
+    webhook_secret: str

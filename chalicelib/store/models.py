@@ -92,6 +92,8 @@ class Page(Model):
     domain = UnicodeAttribute(null=True)
     profile = MapAttribute(default=dict)
     status_embed_config = MapAttribute(default=dict)
+    # Signs webhook bodies (X-Webhook-Signature); kept readable because signing needs it.
+    webhook_secret = UnicodeAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()

@@ -1,0 +1,61 @@
+"""Incident templates: saved incidents to start from."""
+
+from chalice import Blueprint
+
+from chalicelib import clock
+from chalicelib.api.incidents import INCIDENT_MANAGER
+from chalicelib.domain import incident_templates
+from chalicelib.http.pagination import paginate
+from chalicelib.http.routing import ApiRequest, Router
+from chalicelib.schemas.common import Pagination
+from chalicelib.schemas.incidents import IncidentTemplateCreate, IncidentTemplateOut
+from chalicelib.store.incidents import IncidentTemplate
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "incident templates")
+TEMPLATES = "/v1/pages/{page_id}/incident_templates"
+
+
+def template_out(template: IncidentTemplate) -> IncidentTemplateOut:
+    return IncidentTemplateOut(
+        id=template.id,
+        page_id=template.page_id,
+        name=template.name,
+        title=template.title,
+        body=template.body or "",
+        group_id=template.group_id,
+        update_status=template.update_status,
+        should_tweet=template.should_tweet,
+        should_send_notifications=template.should_send_notifications,
+        components=list(template.component_ids or []),
+        created_at=clock.iso(template.created_at),
+        updated_at=clock.iso(template.updated_at),
+    )
+
+
+@router.route(
+    TEMPLATES,
+    ["GET"],
+    summary="List incident templates",
+    response=IncidentTemplateOut,
+    many=True,
+    query=Pagination,
+)
+def list_incident_templates(request: ApiRequest):
+    page = request.page()
+    templates = incident_templates.templates_of(page.id)
+    return [template_out(template) for template in paginate(templates, request.query)]
+
+
+@router.route(
+    TEMPLATES,
+    ["POST"],
+    summary="Create an incident template",
+    body=IncidentTemplateCreate,
+    response=IncidentTemplateOut,
+    status=201,
+)
+def create_incident_template(request: ApiRequest):
+    page = request.page(INCIDENT_MANAGER)
+    fields = request.parse(IncidentTemplateCreate).template
+    return template_out(incident_templates.create_template(page.id, fields))

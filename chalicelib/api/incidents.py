@@ -1,0 +1,148 @@
+"""Incidents and incident updates (SPEC 4.8), in both path styles."""
+
+from chalice import Blueprint
+
+from chalicelib.domain import incidents
+from chalicelib.http import errors
+from chalicelib.http.pagination import paginate
+from chalicelib.http.routing import ApiRequest, Router
+from chalicelib.schemas.incidents import (
+    IncidentCreate,
+    IncidentListQuery,
+    IncidentOut,
+    IncidentUpdate,
+    IncidentUpdateEdit,
+    IncidentUpdateOut,
+)
+from chalicelib.views.incidents import incident_out, update_out
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "incidents")
+INCIDENTS = "/v1/pages/{page_id}/incidents"
+INCIDENT = INCIDENTS + "/{incident_id}"
+INCIDENT_MANAGER = "incident_manager"
+MAINTENANCE_MANAGER = "maintenance_manager"
+
+
+def _listed(request: ApiRequest, keep) -> list[IncidentOut]:
+    request.page()
+    found = incidents.list_incidents(request.params["page_id"])
+    found = [incident for incident in found if keep(incident.record)]
+    found = incidents.search(found, request.query.get("q"))
+    query = dict(request.query)
+    if "limit" in query and "per_page" not in query:
+        query["per_page"] = query["limit"]
+    return [incident_out(incident) for incident in paginate(found, query)]
+
+
+def _role_for(scheduled: bool) -> str:
+    return MAINTENANCE_MANAGER if scheduled else INCIDENT_MANAGER
+
+
+LISTS = {
+    INCIDENTS: ("List incidents", lambda record: True),
+    INCIDENTS + "/unresolved": ("List unresolved incidents", incidents.is_unresolved),
+    INCIDENTS + "/scheduled": ("List scheduled incidents", lambda record: record.scheduled),
+    INCIDENTS + "/upcoming": ("List upcoming maintenances", incidents.is_upcoming),
+    INCIDENTS + "/active_maintenance": (
+        "List active maintenances",
+        incidents.is_active_maintenance,
+    ),
+}
+
+
+def _register_list(path: str, summary: str, keep) -> None:
+    def list_incidents(request: ApiRequest):
+        return _listed(request, keep)
+
+    list_incidents.__name__ = "list_" + path.rsplit("/", 1)[-1]
+    router.route(
+        path, ["GET"], summary=summary, response=IncidentOut, many=True, query=IncidentListQuery
+    )(list_incidents)
+
+
+for _path, (_summary, _keep) in LISTS.items():
+    _register_list(_path, _summary, _keep)
+
+
+@router.route(
+    INCIDENTS,
+    ["POST"],
+    summary="Create an incident",
+    body=IncidentCreate,
+    response=IncidentOut,
+    status=201,
+)
+def create_incident(request: ApiRequest):
+    fields = request.parse(IncidentCreate).incident
+    request.page(_role_for(incidents.is_scheduled(fields)))
+    return incident_out(incidents.create_incident(request.params["page_id"], fields))
+
+
+@router.route(INCIDENT, ["GET"], summary="Get an incident", response=IncidentOut)
+def get_incident(request: ApiRequest):
+    request.page()
+    return incident_out(
+        incidents.get_incident(request.params["page_id"], request.params["incident_id"])
+    )
+
+
+@router.route(
+    INCIDENT,
+    ["PATCH", "PUT"],
+    summary="Update an incident",
+    body=IncidentUpdate,
+    response=IncidentOut,
+)
+def update_incident(request: ApiRequest):
+    page_id, incident_id = request.params["page_id"], request.params["incident_id"]
+    fields = request.parse(IncidentUpdate).incident
+    request.page()
+    existing = incidents.get_incident(page_id, incident_id)
+    request.page(_role_for(existing.record.scheduled))
+    return incident_out(incidents.update_incident(page_id, incident_id, fields))
+
+
+@router.route(INCIDENT, ["DELETE"], summary="Delete an incident", response=IncidentOut)
+def delete_incident(request: ApiRequest):
+    page_id, incident_id = request.params["page_id"], request.params["incident_id"]
+    request.page()
+    existing = incidents.get_incident(page_id, incident_id)
+    request.page(_role_for(existing.record.scheduled))
+    return incident_out(incidents.delete_incident(page_id, incident_id))
+
+
+@router.route(
+    INCIDENT + "/incident_updates",
+    ["GET"],
+    summary="List an incident's updates",
+    response=IncidentUpdateOut,
+    many=True,
+)
+def list_incident_updates(request: ApiRequest):
+    request.page()
+    incident = incidents.get_incident(request.params["page_id"], request.params["incident_id"])
+    return [update_out(update) for update in incident.updates]
+
+
+@router.route(
+    INCIDENT + "/incident_updates/{incident_update_id}",
+    ["PATCH", "PUT"],
+    summary="Edit an incident update",
+    body=IncidentUpdateEdit,
+    response=IncidentUpdateOut,
+)
+def edit_incident_update(request: ApiRequest):
+    page_id, incident_id = request.params["page_id"], request.params["incident_id"]
+    changes = request.parse(IncidentUpdateEdit).incident_update
+    request.page(INCIDENT_MANAGER)
+    incident = incidents.edit_update(
+        page_id,
+        incident_id,
+        request.params["incident_update_id"],
+        changes.model_dump(exclude_unset=True, exclude_none=True),
+    )
+    edited = [u for u in incident.updates if u.id == request.params["incident_update_id"]]
+    if not edited:
+        raise errors.not_found()
+    return update_out(edited[0])

@@ -1,0 +1,22 @@
+"""Incident templates: a saved name, body, status and components to start an incident from."""
+
+from chalicelib import clock, ids
+from chalicelib.domain import incident_states as states
+from chalicelib.http import errors
+from chalicelib.schemas.incidents import IncidentTemplateFields
+from chalicelib.store.incidents import IncidentTemplate
+
+
+def templates_of(page_id: str) -> list[IncidentTemplate]:
+    return list(IncidentTemplate.query(page_id))
+
+
+def create_template(page_id: str, fields: IncidentTemplateFields) -> IncidentTemplate:
+    if fields.update_status and fields.update_status not in states.REALTIME + states.SCHEDULED:
+        raise errors.invalid("update_status", "is not an incident status")
+    moment = clock.now()
+    template = IncidentTemplate(
+        page_id, ids.new_id(), created_at=moment, updated_at=moment, **fields.model_dump()
+    )
+    template.save()
+    return template

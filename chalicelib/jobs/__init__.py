@@ -1,0 +1,1 @@
+"""The scheduled functions: maintenance steps, reminders, the outbox sweep."""

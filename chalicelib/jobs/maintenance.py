@@ -1,0 +1,92 @@
+"""Maintenances move themselves: reminders 60 minutes ahead, in progress at the start,
+completed at the end (SPEC 3.2, 6).
+
+Only incidents on the sparse due index are read, so a tick costs the same however many
+incidents the system holds. Every step is a conditional write: a tick that dies half-way,
+or two ticks that overlap, can be run again and nothing happens twice.
+"""
+
+import logging
+from datetime import datetime
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import clock
+from chalicelib.domain import incident_states as states
+from chalicelib.domain import incidents
+from chalicelib.http.errors import ApiError
+from chalicelib.notify import outbox
+from chalicelib.schemas.incidents import IncidentFields
+from chalicelib.store.base import transaction
+from chalicelib.store.incidents import IncidentRecord
+
+logger = logging.getLogger(__name__)
+REMINDER_EVENT = "maintenance_reminder"
+IN_PROGRESS_BODY = (
+    "Scheduled maintenance is currently in progress. We will provide updates as necessary."
+)
+COMPLETED_BODY = "The scheduled maintenance has been completed."
+
+
+def due_maintenances(moment: datetime) -> list[IncidentRecord]:
+    return list(IncidentRecord.due_index.query("due", IncidentRecord.due_at <= moment))
+
+
+def _remind(record: IncidentRecord) -> None:
+    """Mark the reminder sent and stage it, together; a second tick finds it marked."""
+    record.scheduled_reminded_at = clock.now()
+    incidents.refresh_due(record)
+    events = []
+    with transaction() as writes:
+        writes.save(record, condition=IncidentRecord.scheduled_reminded_at.does_not_exist())
+        events.append(
+            outbox.stage_event(writes, record.page_id, REMINDER_EVENT, {"incident_id": record.id})
+        )
+    outbox.publish(events)
+
+
+def _move(record: IncidentRecord, status: str, body: str, component_status: str) -> None:
+    fields = IncidentFields(
+        status=status,
+        body=body,
+        components={component_id: component_status for component_id in record.component_ids or []},
+    )
+    incidents.update_incident(record.page_id, record.id, fields, expected_status=record.status)
+
+
+def advance(record: IncidentRecord, moment: datetime) -> None:
+    """Take every step of one maintenance that is due at `moment`."""
+    if (
+        record.scheduled_remind_prior
+        and record.scheduled_reminded_at is None
+        and record.status == "scheduled"
+        and moment >= record.scheduled_for - states.REMINDER_LEAD
+    ):
+        _remind(record)
+    if (
+        record.scheduled_auto_in_progress
+        and record.status == "scheduled"
+        and moment >= record.scheduled_for
+    ):
+        _move(record, "in_progress", IN_PROGRESS_BODY, "under_maintenance")
+        record = incidents.get_incident(record.page_id, record.id).record
+    if (
+        record.scheduled_auto_completed
+        and record.status in ("scheduled", "in_progress", "verifying")
+        and moment >= record.scheduled_until
+    ):
+        _move(record, "completed", COMPLETED_BODY, "operational")
+
+
+def run(moment: datetime | None = None) -> int:
+    """One tick: returns how many maintenances had a step due."""
+    moment = moment or clock.now()
+    due = due_maintenances(moment)
+    for record in due:
+        try:
+            advance(record, moment)
+        except (ApiError, TransactWriteError):
+            # Changed by someone else (or another tick) since it was read: the next tick
+            # sees the new state.
+            logger.info("maintenance %s changed under this tick; left for the next", record.id)
+    return len(due)

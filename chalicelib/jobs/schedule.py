@@ -1,0 +1,14 @@
+"""What runs every minute (every SCHEDULE_TICK_SECONDS locally)."""
+
+import logging
+
+from chalicelib.jobs import maintenance
+from chalicelib.notify import outbox
+
+logger = logging.getLogger(__name__)
+
+
+def tick() -> dict:
+    moved = maintenance.run()
+    swept = outbox.sweep()
+    return {"maintenances": moved, "swept": swept}

@@ -1,0 +1,1 @@
+"""Notifications: the outbox, the fan-out to recipients, and delivery."""

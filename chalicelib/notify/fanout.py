@@ -1,0 +1,125 @@
+"""The fan-out: one outbox event in, delivery batches out.
+
+It reads the event, works out what it says once, pages through the recipients and enqueues
+them in batches on the deliveries queue.
+"""
+
+import logging
+
+from chalicelib.domain import incidents, subscribers
+from chalicelib.domain.components import page_components
+from chalicelib.domain.postmortems import postmortem_of
+from chalicelib.http.errors import ApiError
+from chalicelib.notify import content, queues
+from chalicelib.store.models import Page
+from chalicelib.store.outbox import OutboxEvent
+
+logger = logging.getLogger(__name__)
+BATCH_SIZE = 50
+
+
+def _recipient(subscriber) -> dict:
+    return {
+        "id": subscriber.id,
+        "kind": subscriber.kind,
+        "email": subscriber.email,
+        "phone": subscribers.e164(subscriber),
+        "endpoint": subscriber.endpoint,
+        "unsubscribe": subscribers.unsubscribe_link(subscriber),
+        # Incident subscribers are never quarantined (CONTRACT.md, Notifications).
+        "quarantinable": not subscriber.incident_id,
+    }
+
+
+def _enqueue(event: OutboxEvent, message_content: dict, recipients: list) -> int:
+    messages = [
+        {
+            "event_id": event.id,
+            "page_id": event.page_id,
+            "content": message_content,
+            "recipients": [_recipient(s) for s in recipients[start : start + BATCH_SIZE]],
+        }
+        for start in range(0, len(recipients), BATCH_SIZE)
+    ]
+    queues.send_batch(queues.DELIVERIES, messages)
+    return len(recipients)
+
+
+def _page_state(page: Page, components: list[dict]) -> dict:
+    return content.page_summary(page, [component["status"] for component in components])
+
+
+def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -> int:
+    payload = event.payload
+    incident = incidents.get_incident(page.id, payload["incident_id"])
+    update_id = payload.get("incident_update_id")
+    update = next((u for u in incident.updates if u.id == update_id), incident.updates[0])
+    components = page_components(page.id)
+    message = content.incident_content(
+        page, incident, update, _page_state(page, components), reminder=reminder
+    )
+    recipients = subscribers.recipients(
+        page.id,
+        component_ids=payload.get("component_ids") or [],
+        incident_id=incident.record.id,
+        since=update.created_at,
+    )
+    return _enqueue(event, message, recipients)
+
+
+def _reminder_event(event: OutboxEvent, page: Page) -> int:
+    return _incident_event(event, page, reminder=True)
+
+
+def _postmortem_event(event: OutboxEvent, page: Page) -> int:
+    record = incidents.get_incident(page.id, event.payload["incident_id"]).record
+    postmortem = postmortem_of(record) or {}
+    message = content.postmortem_content(page, record, postmortem.get("body") or "")
+    # Postmortems go to email subscribers only (SPEC 6).
+    recipients = [
+        subscriber
+        for subscriber in subscribers.recipients(
+            page.id, component_ids=record.component_ids or [], incident_id=record.id, since=None
+        )
+        if subscriber.kind == "email"
+    ]
+    return _enqueue(event, message, recipients)
+
+
+def _component_event(event: OutboxEvent, page: Page) -> int:
+    change = event.payload
+    components = page_components(page.id)
+    component = next((c for c in components if c["id"] == change["component_id"]), None)
+    if component is None:
+        return 0
+    message = content.component_content(page, component, change, _page_state(page, components))
+    # A component status change is a webhook (CONTRACT.md).
+    recipients = [
+        subscriber
+        for subscriber in subscribers.component_recipients(page.id, component["id"])
+        if subscriber.kind == "webhook"
+    ]
+    return _enqueue(event, message, recipients)
+
+
+FANOUT = {
+    "incident_update": _incident_event,
+    "maintenance_reminder": _reminder_event,
+    "postmortem_published": _postmortem_event,
+    "component_update": _component_event,
+}
+
+
+def fan_out(event_id: str) -> int:
+    """Enqueue the deliveries of one event; returns how many recipients it has."""
+    try:
+        event = OutboxEvent.get(event_id)
+        page = Page.get(event.page_id)
+    except (OutboxEvent.DoesNotExist, Page.DoesNotExist):
+        logger.warning("event %s or its page is gone; nothing to send", event_id)
+        return 0
+    try:
+        return FANOUT[event.kind](event, page)
+    except ApiError:
+        logger.warning("event %s refers to something deleted since; nothing to send", event_id)
+        return 0

@@ -1,0 +1,16 @@
+"""Delivery claims: one per (event, subscriber), so a redelivered message sends nothing twice."""
+
+from pynamodb.attributes import NumberAttribute, TTLAttribute, UnicodeAttribute
+from pynamodb.models import Model
+
+from chalicelib.store.base import table_meta
+
+
+class DeliveryClaim(Model):
+    """hash `id` = `<event id>#<subscriber id>`; written with a condition before sending."""
+
+    Meta = table_meta("deliveries")
+    id = UnicodeAttribute(hash_key=True)
+    outcome = UnicodeAttribute(default="sending")
+    attempts = NumberAttribute(default=0)
+    expires_at = TTLAttribute()
