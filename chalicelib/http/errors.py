@@ -69,12 +69,23 @@ def from_validation_error(error: ValidationError, wrapper: str | None = None) ->
     """A pydantic failure as a 422, each field named by its path below the body's wrapper."""
     errors: dict[str, list[str]] = {}
     for item in error.errors():
-        location = [str(part) for part in item["loc"]]
+        location = [str(part) for part in item["loc"] if not _is_type_tag(part)]
         if wrapper and location and location[0] == wrapper and len(location) > 1:
             location = location[1:]
         field = ".".join(location) or (wrapper or "body")
         message = item["msg"]
         if message.startswith("Value error, "):
             message = message[len("Value error, ") :]
-        errors.setdefault(field, []).append(message)
+        problems = errors.setdefault(field, [])
+        if message not in problems:
+            problems.append(message)
     return unprocessable(errors)
+
+
+_TYPE_TAGS = {"str", "int", "float", "bool", "none", "list", "dict", "date", "datetime", "literal"}
+
+
+def _is_type_tag(part) -> bool:
+    """pydantic names the member of a union that failed (`literal['a']`, `str`) in the error's
+    location; the client needs only the field."""
+    return isinstance(part, str) and ("[" in part or part in _TYPE_TAGS)
