@@ -34,3 +34,8 @@ def rate_limit_per_minute() -> int:
 def public_base_url() -> str:
     """Where links in notifications and feeds point (the public page host)."""
     return os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+
+def notifications_sender() -> str:
+    """The From address of notifications when a page sets none of its own."""
+    return os.environ.get("NOTIFICATIONS_FROM", "notifications@statuspage.local")

@@ -1,0 +1,132 @@
+"""The admin CLI: organizations, users, API keys and pages, against the local stack or AWS.
+
+    python -m chalicelib.admin bootstrap
+    python -m chalicelib.admin create-key --user USER_ID
+
+On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
+and AWS credentials, to the deployed tables.
+"""
+
+import argparse
+import json
+import sys
+
+from chalicelib.environment import use_local_emulator_if_local
+
+
+def bootstrap(
+    organization_name: str = "My organization", page_name: str = "My status page"
+) -> dict:
+    """An organization, its owner, an API key and one page."""
+    from chalicelib.domain import organizations, pages
+    from chalicelib.schemas.pages import PageFields
+
+    organization = organizations.create_organization(organization_name)
+    owner = organizations.create_user(organization.id, "owner@example.com", owner=True)
+    api_key = organizations.create_api_key(owner)
+    page = pages.create_page(organization.id, PageFields(name=page_name))
+    return {
+        "organization_id": organization.id,
+        "user_id": owner.id,
+        "api_key": api_key,
+        "page_id": page.id,
+    }
+
+
+def _create_org(args) -> dict:
+    from chalicelib.domain import organizations
+
+    return {"organization_id": organizations.create_organization(args.name).id}
+
+
+def _create_user(args) -> dict:
+    from chalicelib.domain import organizations
+
+    user = organizations.create_user(
+        args.organization,
+        args.email,
+        first_name=args.first_name,
+        last_name=args.last_name,
+        password=args.password,
+        owner=args.owner,
+    )
+    return {"user_id": user.id}
+
+
+def _create_key(args) -> dict:
+    from chalicelib.domain import organizations
+    from chalicelib.store.models import User
+
+    try:
+        user = User.get(args.user)
+    except User.DoesNotExist:
+        raise SystemExit(f"error: no user {args.user}") from None
+    return {"api_key": organizations.create_api_key(user)}
+
+
+def _create_page(args) -> dict:
+    from chalicelib.domain import pages
+    from chalicelib.schemas.pages import PageFields
+
+    return {"page_id": pages.create_page(args.organization, PageFields(name=args.name)).id}
+
+
+def _bootstrap(args) -> dict:
+    return bootstrap(args.organization_name, args.page_name)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(
+        prog="python -m chalicelib.admin", description=__doc__.split("\n")[0]
+    )
+    commands = root.add_subparsers(dest="command", required=True)
+
+    command = commands.add_parser("bootstrap", help="an organization, owner, API key and page")
+    command.add_argument("--organization-name", default="My organization")
+    command.add_argument("--page-name", default="My status page")
+    command.set_defaults(run=_bootstrap)
+
+    command = commands.add_parser("create-org", help="an organization")
+    command.add_argument("--name", required=True)
+    command.set_defaults(run=_create_org)
+
+    command = commands.add_parser("create-user", help="a user of an organization")
+    command.add_argument("--organization", required=True)
+    command.add_argument("--email", required=True)
+    command.add_argument("--first-name", default="")
+    command.add_argument("--last-name", default="")
+    command.add_argument("--password")
+    command.add_argument("--owner", action="store_true", help="reaches every page")
+    command.set_defaults(run=_create_user)
+
+    command = commands.add_parser("create-key", help="an API key for a user (printed once)")
+    command.add_argument("--user", required=True)
+    command.set_defaults(run=_create_key)
+
+    command = commands.add_parser("create-page", help="a page of an organization")
+    command.add_argument("--organization", required=True)
+    command.add_argument("--name", required=True)
+    command.set_defaults(run=_create_page)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    use_local_emulator_if_local()
+    try:
+        result = args.run(args)
+    except SystemExit:
+        raise
+    except Exception as error:  # noqa: BLE001 - a CLI says what went wrong, without a traceback
+        print(f"error: {error.__class__.__name__}: {error}", file=sys.stderr)
+        print(
+            "Is the stack running (make run)? Are STAGE and the AWS credentials right?",
+            file=sys.stderr,
+        )
+        return 1
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The real local stack in a subprocess, on free ports, for end-to-end tests."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[2]
+READY = "Status page API ready on"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class LocalStack:
+    def __init__(self, data_dir: Path, **environment: str):
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.moto_port = free_port()
+        self.environment = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith("AWS_") and key not in ("STAGE", "RATE_LIMIT_PER_MINUTE")
+        }
+        self.environment.update(
+            PORT=str(self.port),
+            MOTO_PORT=str(self.moto_port),
+            DATA_DIR=str(data_dir),
+            RATE_LIMIT_PER_MINUTE="0",
+            PUBLIC_BASE_URL=f"http://127.0.0.1:{self.port}",
+        )
+        self.environment.update(environment)
+        self.process: subprocess.Popen | None = None
+        self.output: list[str] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60) -> "LocalStack":
+        self.output = []
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "chalicelib.local"],
+            cwd=ROOT,
+            env=self.environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        deadline = time.monotonic() + timeout
+        for line in self.process.stdout:
+            self.output.append(line)
+            if READY in line:
+                return self
+            if time.monotonic() > deadline:
+                break
+        self.stop()
+        raise RuntimeError("the local stack did not get ready:\n" + "".join(self.output))
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def admin(self, *arguments: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-m", "chalicelib.admin", *arguments],
+            cwd=ROOT,
+            env=self.environment,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    def get(self, path: str, api_key: str | None = None, **kwargs) -> requests.Response:
+        headers = {"Authorization": f"OAuth {api_key}"} if api_key else {}
+        return requests.get(self.url + path, headers=headers, timeout=30, **kwargs)
+
+    def send(self, method: str, path: str, api_key: str, body: dict) -> requests.Response:
+        return requests.request(
+            method,
+            self.url + path,
+            json=body,
+            headers={"Authorization": f"OAuth {api_key}"},
+            timeout=30,
+        )

@@ -1,0 +1,60 @@
+"""`make run` for real: the stack in a subprocess, over HTTP, across a restart."""
+
+import pytest
+
+from tests.e2e.stack import LocalStack
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def stack(tmp_path):
+    running = LocalStack(tmp_path / "data")
+    yield running
+    running.stop()
+
+
+def test_bootstrap_call_restart_and_find_the_page_again(stack):
+    stack.start()
+    assert "api_key" in "".join(stack.output)  # the first start shows its key once
+
+    created = stack.admin("bootstrap")
+    assert set(created) == {"organization_id", "user_id", "api_key", "page_id"}
+    pages = stack.get("/v1/pages", created["api_key"])
+    assert pages.status_code == 200
+    assert [page["id"] for page in pages.json()] == [created["page_id"]]
+
+    unauthenticated = stack.get("/v1/pages")
+    assert unauthenticated.status_code == 401
+    assert unauthenticated.json() == {"error": "Could not authenticate"}
+
+    stack.stop()
+    stack.start()
+    assert "api_key" not in "".join(stack.output)  # data found: no second bootstrap
+    again = stack.get("/v1/pages", created["api_key"])
+    assert again.status_code == 200
+    assert [page["id"] for page in again.json()] == [created["page_id"]]
+
+
+def test_admin_makes_keys_for_other_users(stack):
+    stack.start()
+    created = stack.admin("bootstrap")
+    user = stack.admin(
+        "create-user", "--organization", created["organization_id"], "--email", "sre@example.com"
+    )
+    key = stack.admin("create-key", "--user", user["user_id"])["api_key"]
+    # A user without roles on the page reaches no page.
+    assert stack.get("/v1/pages", key).json() == []
+    assert stack.get(f"/v1/pages/{created['page_id']}", key).status_code == 403
+
+
+def test_rate_limit_over_http(tmp_path):
+    stack = LocalStack(tmp_path / "data", RATE_LIMIT_PER_MINUTE="5")
+    try:
+        stack.start()
+        created = stack.admin("bootstrap")
+        codes = [stack.get("/v1/pages", created["api_key"]).status_code for _ in range(6)]
+        assert codes == [200] * 5 + [429]
+        assert int(stack.get("/v1/pages", created["api_key"]).headers["Retry-After"]) >= 1
+    finally:
+        stack.stop()
