@@ -136,3 +136,15 @@ def test_get_page_costs_few_dynamodb_calls_and_no_scan(world, dynamodb_calls):
     world.api.get(f"/v1/pages/{world.page_id}")
     # key, user, page
     assert dynamodb_calls.summary() == {"GetItem": 3}
+
+
+def test_webhook_secret_can_be_read_and_rotated(world):
+    path = f"/v1/pages/{world.page_id}/webhook_secret"
+    first = world.api.get(path)
+    assert first.status == 200
+    assert len(first.json["webhook_secret"]) == 64
+    assert world.api.get(path).json == first.json
+    rotated = world.api.post(path + "/rotate")
+    assert rotated.status == 200
+    assert rotated.json["webhook_secret"] != first.json["webhook_secret"]
+    assert world.api.get(path).json == rotated.json
