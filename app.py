@@ -1,7 +1,10 @@
 """The Chalice app: the blueprints and the event handlers, nothing else."""
 
-from chalice import Chalice
+import json
 
+from chalice import Chalice, Rate
+
+from chalicelib import config
 from chalicelib.api import (
     component_groups,
     components,
@@ -12,7 +15,11 @@ from chalicelib.api import (
     organizations,
     pages,
     postmortems,
+    subscribers,
+    subscriptions,
 )
+from chalicelib.jobs import schedule
+from chalicelib.notify import deliver, fanout, queues
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (
@@ -24,6 +31,28 @@ for blueprint_module in (
     incidents,
     postmortems,
     incident_templates,
+    subscribers,
+    subscriptions,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
+
+
+@app.on_sqs_message(queue=config.queue_name(queues.NOTIFICATIONS), batch_size=10)
+def fan_out_notifications(event):
+    """An outbox event in, batches of recipients out to the deliveries queue."""
+    for record in event:
+        fanout.fan_out(json.loads(record.body)["event_id"])
+
+
+@app.on_sqs_message(queue=config.queue_name(queues.DELIVERIES), batch_size=1)
+def deliver_notifications(event):
+    """One batch of recipients of one event: email, SMS, webhooks."""
+    for record in event:
+        deliver.deliver(json.loads(record.body))
+
+
+@app.schedule(Rate(1, unit=Rate.MINUTES))
+def every_minute(event):
+    """Maintenance steps and reminders, and the outbox sweep."""
+    schedule.tick()

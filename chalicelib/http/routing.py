@@ -95,6 +95,13 @@ class ApiRequest:
         except ValidationError as error:
             raise errors.from_validation_error(error, wrapper) from None
 
+    def parse_query(self, schema: type[M]) -> M:
+        """The query parameters validated by `schema` (422 naming the parameter)."""
+        try:
+            return schema.model_validate(self.query)
+        except ValidationError as error:
+            raise errors.from_validation_error(error) from None
+
     def page(self, role: str | None = None) -> Page:
         """The path's page, if the caller reaches it (and holds `role` there)."""
         return auth.page_for(self.principal, self.params["page_id"], role)

@@ -7,12 +7,12 @@ them in batches on the deliveries queue.
 import logging
 
 from chalicelib.domain import incidents, subscribers
-from chalicelib.domain.components import page_components
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.http.errors import ApiError
 from chalicelib.notify import content, queues
 from chalicelib.store.models import Page
 from chalicelib.store.outbox import OutboxEvent
+from chalicelib.views.components import page_components
 
 logger = logging.getLogger(__name__)
 BATCH_SIZE = 50

@@ -18,9 +18,10 @@ from tests.dynamodb_calls import recording
 @pytest.fixture(scope="session")
 def aws():
     with mock_aws():
-        from chalicelib.store.tables import create_all
+        from app import app
+        from chalicelib.local.emulator import create_resources
 
-        create_all()
+        create_resources(app)
         yield
 
 

@@ -1,0 +1,437 @@
+"""Subscribers (SPEC 4.10): page level, incident level and organization level."""
+
+from chalice import Blueprint
+
+from chalicelib import clock
+from chalicelib.domain import incidents, subscribers
+from chalicelib.domain.organizations import has_role
+from chalicelib.domain.pages import pages_of
+from chalicelib.http import errors
+from chalicelib.http.auth import require_organization
+from chalicelib.http.pagination import limit_and_offset_page, paginate
+from chalicelib.http.routing import ApiRequest, Reply, Router, Style
+from chalicelib.schemas.common import Pagination
+from chalicelib.schemas.subscribers import (
+    ResendConfirmations,
+    StateCounts,
+    SubscriberBatch,
+    SubscriberCount,
+    SubscriberCreate,
+    SubscriberHistogram,
+    SubscriberListQuery,
+    SubscriberOut,
+    SubscriberUpdate,
+)
+from chalicelib.store.models import Page
+from chalicelib.store.subscribers import Subscriber
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "subscribers")
+PAGE_SUBSCRIBERS = "/v1/pages/{page_id}/subscribers"
+INCIDENT_SUBSCRIBERS = "/v1/pages/{page_id}/incidents/{incident_id}/subscribers"
+PAGE_CONFIGURATION = "page_configuration"
+
+
+def subscriber_out(subscriber: Subscriber) -> SubscriberOut:
+    phone = subscribers.e164(subscriber)
+    return SubscriberOut(
+        id=subscriber.id,
+        created_at=clock.iso(subscriber.created_at),
+        mode=subscriber.kind,
+        email=subscriber.email,
+        endpoint=subscriber.endpoint,
+        phone_number=subscriber.phone_number,
+        phone_country=subscriber.phone_country,
+        display_phone_number=phone,
+        skip_confirmation_notification=subscriber.kind == "email"
+        and subscriber.state != "unconfirmed",
+        quarantined_at=clock.iso(subscriber.quarantined_at),
+        purge_at=None,
+        components=list(subscriber.component_ids or []),
+        page_access_user_id=subscriber.page_access_user,
+        incident_id=subscriber.incident_id,
+        state=subscriber.state,
+    )
+
+
+def _listed(
+    request: ApiRequest, page_id: str, incident_id: str | None = None
+) -> list[SubscriberOut]:
+    query = request.parse_query(SubscriberListQuery)
+    found = subscribers.listed(
+        page_id,
+        incident_id=incident_id,
+        kind=query.type,
+        state=query.state,
+        text=query.q,
+        sort_field=query.sort_field,
+        descending=query.sort_direction == "desc",
+    )
+    return [subscriber_out(s) for s in limit_and_offset_page(found, request.query)]
+
+
+def _incident_id(request: ApiRequest) -> str:
+    """The path's incident, which must be one of the page's."""
+    incident_id = request.params["incident_id"]
+    incidents.get_incident(request.params["page_id"], incident_id)
+    return incident_id
+
+
+# Page level.
+
+
+@router.route(
+    PAGE_SUBSCRIBERS,
+    ["GET"],
+    summary="List subscribers",
+    response=SubscriberOut,
+    many=True,
+    query=SubscriberListQuery,
+)
+def list_subscribers(request: ApiRequest):
+    return _listed(request, request.page().id)
+
+
+@router.route(
+    PAGE_SUBSCRIBERS,
+    ["POST"],
+    summary="Create a subscriber",
+    body=SubscriberCreate,
+    response=SubscriberOut,
+    status=201,
+)
+def create_subscriber(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    fields = request.parse(SubscriberCreate).subscriber
+    return subscriber_out(subscribers.create(page, fields))
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/count",
+    ["GET"],
+    summary="Count subscribers",
+    response=SubscriberCount,
+    query=SubscriberListQuery,
+)
+def count_subscribers(request: ApiRequest):
+    query = request.parse_query(SubscriberListQuery)
+    found = subscribers.listed(request.page().id, kind=query.type, state=query.state, text=query.q)
+    return SubscriberCount(count=len(found))
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/histogram_by_state",
+    ["GET"],
+    summary="Subscribers by kind and state",
+    response=SubscriberHistogram,
+)
+def subscriber_histogram(request: ApiRequest):
+    histogram = subscribers.counts(request.page().id)
+    return SubscriberHistogram(
+        **{
+            kind: StateCounts(**states, total=sum(states.values()))
+            for kind, states in histogram.items()
+        }
+    )
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/unsubscribed",
+    ["GET"],
+    summary="List unsubscribed subscribers",
+    response=SubscriberOut,
+    many=True,
+    query=Pagination,
+)
+def list_unsubscribed(request: ApiRequest):
+    found = subscribers.unsubscribed(request.page().id)
+    return [subscriber_out(s) for s in paginate(found, request.query)]
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/resend_confirmation",
+    ["POST"],
+    summary="Resend confirmations to unconfirmed subscribers",
+    body=ResendConfirmations,
+)
+def resend_confirmations(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    chosen = request.parse(ResendConfirmations).subscribers
+    for subscriber in subscribers.selected(page.id, chosen, "email", (subscribers.UNCONFIRMED,)):
+        subscribers.send_confirmation(page, subscriber)
+    return Reply({}, 200)
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/unsubscribe",
+    ["POST"],
+    summary="Unsubscribe many subscribers",
+    body=SubscriberBatch,
+    status=204,
+)
+def unsubscribe_many(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    batch = request.parse(SubscriberBatch)
+    state = batch.state or subscribers.ACTIVE
+    states = subscribers.LISTED_STATES if state == "all" else (state,)
+    for subscriber in subscribers.selected(page.id, batch.subscribers, batch.type, states):
+        subscribers.unsubscribe(subscriber)
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/reactivate",
+    ["POST"],
+    summary="Reactivate quarantined subscribers",
+    body=SubscriberBatch,
+    status=204,
+)
+def reactivate_many(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    batch = request.parse(SubscriberBatch)
+    for subscriber in subscribers.selected(
+        page.id, batch.subscribers, batch.type, (subscribers.QUARANTINED,)
+    ):
+        subscribers.reactivate(subscriber)
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/{subscriber_id}",
+    ["GET"],
+    summary="Get a subscriber",
+    response=SubscriberOut,
+)
+def get_subscriber(request: ApiRequest):
+    page = request.page()
+    return subscriber_out(subscribers.find(page.id, request.params["subscriber_id"]))
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/{subscriber_id}",
+    ["PATCH", "PUT"],
+    summary="Change a subscriber's components",
+    body=SubscriberUpdate,
+    response=SubscriberOut,
+)
+def update_subscriber(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    subscriber = subscribers.find(page.id, request.params["subscriber_id"])
+    component_ids = request.parse(SubscriberUpdate).subscriber.component_ids
+    return subscriber_out(subscribers.set_components(page.id, subscriber, component_ids))
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/{subscriber_id}",
+    ["DELETE"],
+    summary="Unsubscribe a subscriber",
+    response=SubscriberOut,
+)
+def delete_subscriber(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    subscriber = subscribers.find(page.id, request.params["subscriber_id"])
+    return subscriber_out(subscribers.unsubscribe(subscriber))
+
+
+@router.route(
+    PAGE_SUBSCRIBERS + "/{subscriber_id}/resend_confirmation",
+    ["POST"],
+    summary="Resend the confirmation email",
+)
+def resend_confirmation(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    subscriber = subscribers.find(page.id, request.params["subscriber_id"])
+    if subscriber.state != subscribers.UNCONFIRMED:
+        raise errors.invalid("subscriber", "is not waiting for confirmation")
+    subscribers.send_confirmation(page, subscriber)
+    return Reply({}, 200)
+
+
+# Incident level.
+
+
+@router.route(
+    INCIDENT_SUBSCRIBERS,
+    ["GET"],
+    summary="List an incident's subscribers",
+    response=SubscriberOut,
+    many=True,
+    query=SubscriberListQuery,
+)
+def list_incident_subscribers(request: ApiRequest):
+    page = request.page()
+    return _listed(request, page.id, _incident_id(request))
+
+
+@router.route(
+    INCIDENT_SUBSCRIBERS,
+    ["POST"],
+    summary="Subscribe to an incident",
+    body=SubscriberCreate,
+    response=SubscriberOut,
+    status=201,
+)
+def create_incident_subscriber(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    incident_id = _incident_id(request)
+    fields = request.parse(SubscriberCreate).subscriber
+    return subscriber_out(subscribers.create(page, fields, incident_id))
+
+
+@router.route(
+    INCIDENT_SUBSCRIBERS + "/{subscriber_id}",
+    ["GET"],
+    summary="Get an incident subscriber",
+    response=SubscriberOut,
+)
+def get_incident_subscriber(request: ApiRequest):
+    page = request.page()
+    return subscriber_out(
+        subscribers.find(page.id, request.params["subscriber_id"], _incident_id(request))
+    )
+
+
+@router.route(
+    INCIDENT_SUBSCRIBERS + "/{subscriber_id}",
+    ["DELETE"],
+    summary="Unsubscribe an incident subscriber",
+    response=SubscriberOut,
+)
+def delete_incident_subscriber(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    subscriber = subscribers.find(page.id, request.params["subscriber_id"], _incident_id(request))
+    return subscriber_out(subscribers.unsubscribe(subscriber))
+
+
+@router.route(
+    INCIDENT_SUBSCRIBERS + "/{subscriber_id}/resend_confirmation",
+    ["POST"],
+    summary="Resend an incident subscriber's confirmation",
+)
+def resend_incident_confirmation(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    subscriber = subscribers.find(page.id, request.params["subscriber_id"], _incident_id(request))
+    subscribers.send_confirmation(page, subscriber)
+    return Reply({}, 200)
+
+
+# Organization level (archived): an organization's subscribers are those of its pages; a new
+# one subscribes to the organization's first page the caller reaches.
+
+
+def _organization_pages(request: ApiRequest) -> list[Page]:
+    require_organization(request.principal, request.params["organization_id"])
+    user = request.principal.user
+    return [page for page in pages_of(user.organization_id) if has_role(user, page.id, None)]
+
+
+def _organization_page_of_incident(request: ApiRequest) -> Page:
+    for page in _organization_pages(request):
+        try:
+            incidents.get_incident(page.id, request.params["incident_id"])
+            return page
+        except errors.ApiError:
+            continue
+    raise errors.not_found()
+
+
+def _first_page(request: ApiRequest) -> Page:
+    reachable = _organization_pages(request)
+    if not reachable:
+        raise errors.not_found()
+    return reachable[0]
+
+
+def _organization_subscriber(request: ApiRequest, incident_id: str | None) -> Subscriber:
+    for page in _organization_pages(request):
+        try:
+            return subscribers.find(page.id, request.params["subscriber_id"], incident_id)
+        except errors.ApiError:
+            continue
+    raise errors.not_found()
+
+
+for prefix in ("/v0", "/v1"):
+    organization_subscribers = prefix + "/organizations/{organization_id}/subscribers.json"
+    organization_incident_subscribers = (
+        prefix + "/organizations/{organization_id}/incidents/{incident_id}/subscribers.json"
+    )
+
+    @router.route(
+        organization_subscribers,
+        ["GET"],
+        summary="List the organization's subscribers",
+        response=SubscriberOut,
+        many=True,
+        query=SubscriberListQuery,
+        style=Style.ARCHIVED,
+    )
+    def list_organization_subscribers(request: ApiRequest):
+        found = []
+        for page in _organization_pages(request):
+            found.extend(_listed(request, page.id))
+        return found
+
+    @router.route(
+        organization_subscribers,
+        ["POST"],
+        summary="Subscribe to the organization",
+        body=SubscriberCreate,
+        response=SubscriberOut,
+        status=201,
+        style=Style.ARCHIVED,
+    )
+    def create_organization_subscriber(request: ApiRequest):
+        fields = request.parse(SubscriberCreate).subscriber
+        fields.component_ids = None
+        return subscriber_out(subscribers.create(_first_page(request), fields))
+
+    @router.route(
+        organization_subscribers.replace(".json", "/{subscriber_id}"),
+        ["DELETE"],
+        summary="Unsubscribe an organization subscriber",
+        response=SubscriberOut,
+        style=Style.ARCHIVED,
+    )
+    def delete_organization_subscriber(request: ApiRequest):
+        return subscriber_out(subscribers.unsubscribe(_organization_subscriber(request, None)))
+
+    @router.route(
+        organization_incident_subscribers,
+        ["GET"],
+        summary="List an incident's subscribers (organization)",
+        response=SubscriberOut,
+        many=True,
+        query=SubscriberListQuery,
+        style=Style.ARCHIVED,
+    )
+    def list_organization_incident_subscribers(request: ApiRequest):
+        page = _organization_page_of_incident(request)
+        return _listed(request, page.id, request.params["incident_id"])
+
+    @router.route(
+        organization_incident_subscribers,
+        ["POST"],
+        summary="Subscribe to an incident (organization)",
+        body=SubscriberCreate,
+        response=SubscriberOut,
+        status=201,
+        style=Style.ARCHIVED,
+    )
+    def create_organization_incident_subscriber(request: ApiRequest):
+        page = _organization_page_of_incident(request)
+        fields = request.parse(SubscriberCreate).subscriber
+        fields.component_ids = None
+        return subscriber_out(subscribers.create(page, fields, request.params["incident_id"]))
+
+    @router.route(
+        organization_incident_subscribers.replace(".json", "/{subscriber_id}"),
+        ["DELETE"],
+        summary="Unsubscribe an incident subscriber (organization)",
+        response=SubscriberOut,
+        style=Style.ARCHIVED,
+    )
+    def delete_organization_incident_subscriber(request: ApiRequest):
+        page = _organization_page_of_incident(request)
+        subscriber = subscribers.find(
+            page.id, request.params["subscriber_id"], request.params["incident_id"]
+        )
+        return subscriber_out(subscribers.unsubscribe(subscriber))

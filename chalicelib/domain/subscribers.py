@@ -1,0 +1,323 @@
+"""Subscribers (SPEC 3.4, 4.10): who they are, their states, and who hears of what.
+
+States: `unconfirmed` (an email subscriber until it opens its confirmation link), `active`,
+`quarantined` (a delivery failed) and `unsubscribed` (kept for the unsubscribed list; gone
+from everything else).
+"""
+
+from datetime import datetime
+
+from chalicelib import clock, config, ids
+from chalicelib.domain import pages, signing, sms_countries
+from chalicelib.domain.components import components_of
+from chalicelib.http import errors
+from chalicelib.notify import email, webhook
+from chalicelib.schemas.subscribers import SubscriberFields
+from chalicelib.store.models import Page
+from chalicelib.store.subscribers import Subscriber
+
+ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
+    "active",
+    "unconfirmed",
+    "quarantined",
+    "unsubscribed",
+)
+LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
+CONFIRM, UNSUBSCRIBE = "confirm", "unsubscribe"
+# Which page setting allows which kind, and the field a refusal names.
+KIND_SETTINGS = {
+    "email": ("allow_email_subscribers", "email"),
+    "sms": ("allow_sms_subscribers", "phone_number"),
+    "webhook": ("allow_webhook_subscribers", "endpoint"),
+}
+
+
+def subscribers_of(page_id: str) -> list[Subscriber]:
+    """Every subscriber record of the page (one Query)."""
+    return list(Subscriber.query(page_id))
+
+
+def address_of(subscriber: Subscriber) -> str:
+    """The `primary` sort key: address, number or endpoint."""
+    if subscriber.kind == "webhook":
+        return subscriber.endpoint or ""
+    if subscriber.kind == "sms":
+        return e164(subscriber) or ""
+    return (subscriber.email or "").lower()
+
+
+def e164(subscriber: Subscriber) -> str | None:
+    if subscriber.kind != "sms":
+        return None
+    return sms_countries.e164(subscriber.phone_country, subscriber.phone_number)
+
+
+def find(page_id: str, subscriber_id: str, incident_id: str | None = None) -> Subscriber:
+    try:
+        subscriber = Subscriber.get(page_id, subscriber_id)
+    except Subscriber.DoesNotExist:
+        raise errors.not_found() from None
+    if subscriber.state == UNSUBSCRIBED or (incident_id and subscriber.incident_id != incident_id):
+        raise errors.not_found()
+    return subscriber
+
+
+def _kind(fields: SubscriberFields) -> str:
+    if fields.endpoint:
+        if not fields.email:
+            raise errors.invalid("email", "is required with an endpoint (webhook subscribers)")
+        return "webhook"
+    if fields.phone_number or fields.phone_country:
+        return "sms"
+    if fields.email:
+        return "email"
+    raise errors.invalid("email", "give an email, a phone_country and phone_number, or an endpoint")
+
+
+def _check_allowed(profile: dict, kind: str, incident_id: str | None) -> None:
+    setting, field_name = KIND_SETTINGS[kind]
+    if not profile.get(setting, True):
+        raise errors.invalid(field_name, f"{kind} subscribers are not allowed on this page")
+    scope = "allow_incident_subscribers" if incident_id else "allow_page_subscribers"
+    if not profile.get(scope, True):
+        raise errors.invalid("subscriber", f"{scope} is off for this page")
+
+
+def _phone(fields: SubscriberFields) -> tuple[str, str]:
+    country = sms_countries.COUNTRIES.get((fields.phone_country or "").upper())
+    if country is None:
+        raise errors.invalid("phone_country", "is not a country SMS notifications go to")
+    national = sms_countries.national_number(country, fields.phone_number or "")
+    if national is None:
+        raise errors.invalid("phone_number", f"is not a valid number in {country.name}")
+    return country.code, national
+
+
+def _check_components(page_id: str, component_ids: list[str]) -> None:
+    known = {record.id for record in components_of(page_id)}
+    unknown = [component_id for component_id in component_ids if component_id not in known]
+    if unknown:
+        raise errors.invalid("component_ids", f"{unknown[0]} is not a component of this page")
+
+
+def _check_endpoint(endpoint: str) -> None:
+    # On the local stage webhooks may go anywhere (tests run sinks on loopback); elsewhere the
+    # endpoint must resolve, and only to public addresses.
+    if webhook.internal_addresses_allowed():
+        return
+    if webhook.resolve(endpoint) is None:
+        raise errors.invalid("endpoint", "must resolve to a public address")
+
+
+def create(page: Page, fields: SubscriberFields, incident_id: str | None = None) -> Subscriber:
+    profile = pages.profile_of(page)
+    kind = _kind(fields)
+    _check_allowed(profile, kind, incident_id)
+    if profile.get("viewers_must_be_team_members") and not fields.page_access_user:
+        raise errors.invalid("page_access_user", "is required on an access-controlled page")
+    component_ids = list(dict.fromkeys(fields.component_ids or []))
+    if component_ids:
+        if incident_id:
+            raise errors.invalid("component_ids", "incident subscribers follow one incident")
+        _check_components(page.id, component_ids)
+    moment = clock.now()
+    subscriber = Subscriber(
+        page.id,
+        ids.new_id(),
+        kind=kind,
+        email=fields.email,
+        endpoint=fields.endpoint,
+        component_ids=component_ids,
+        incident_id=incident_id,
+        page_access_user=fields.page_access_user,
+        state=ACTIVE,
+        created_at=moment,
+        updated_at=moment,
+    )
+    if kind == "sms":
+        subscriber.phone_country, subscriber.phone_number = _phone(fields)
+    if kind == "webhook":
+        _check_endpoint(fields.endpoint)
+    if kind == "email" and not fields.skip_confirmation_notification:
+        subscriber.state = UNCONFIRMED
+    else:
+        subscriber.confirmed_at = moment
+    _refuse_duplicate(page.id, subscriber)
+    subscriber.save()
+    if subscriber.state == UNCONFIRMED:
+        send_confirmation(page, subscriber)
+    return subscriber
+
+
+def _refuse_duplicate(page_id: str, new: Subscriber) -> None:
+    for existing in subscribers_of(page_id):
+        if (
+            existing.state != UNSUBSCRIBED
+            and existing.kind == new.kind
+            and existing.incident_id == new.incident_id
+            and address_of(existing) == address_of(new)
+        ):
+            field_name = KIND_SETTINGS[new.kind][1]
+            raise errors.invalid(field_name, "is already subscribed")
+
+
+def listed(
+    page_id: str,
+    *,
+    incident_id: str | None = None,
+    kind: str | None = None,
+    state: str | None = None,
+    text: str | None = None,
+    sort_field: str | None = None,
+    descending: bool = False,
+) -> list[Subscriber]:
+    wanted_states = LISTED_STATES if state == "all" else (state or ACTIVE,)
+    found = [
+        subscriber
+        for subscriber in subscribers_of(page_id)
+        if subscriber.state in wanted_states
+        and (kind is None or subscriber.kind == kind)
+        and (incident_id is None or subscriber.incident_id == incident_id)
+        and (not text or text.lower() in address_of(subscriber).lower())
+    ]
+    sort_keys = {
+        "created_at": lambda s: s.created_at,
+        "quarantined_at": lambda s: (
+            s.quarantined_at or datetime.min.replace(tzinfo=s.created_at.tzinfo)
+        ),
+    }
+    return sorted(found, key=sort_keys.get(sort_field or "primary", address_of), reverse=descending)
+
+
+def unsubscribed(page_id: str) -> list[Subscriber]:
+    return [s for s in subscribers_of(page_id) if s.state == UNSUBSCRIBED]
+
+
+def counts(page_id: str) -> dict[str, dict[str, int]]:
+    """Subscribers by kind and state."""
+    histogram = {kind: {state: 0 for state in LISTED_STATES} for kind in KIND_SETTINGS}
+    for subscriber in subscribers_of(page_id):
+        if subscriber.state in LISTED_STATES:
+            histogram[subscriber.kind][subscriber.state] += 1
+    return histogram
+
+
+def _set_state(subscriber: Subscriber, state: str, **stamps) -> Subscriber:
+    actions = [Subscriber.state.set(state), Subscriber.updated_at.set(clock.now())]
+    for name, value in stamps.items():
+        attribute = getattr(Subscriber, name)
+        actions.append(attribute.set(value) if value is not None else attribute.remove())
+    subscriber.update(actions=actions, add_version_condition=False)
+    return subscriber
+
+
+def unsubscribe(subscriber: Subscriber) -> Subscriber:
+    return _set_state(subscriber, UNSUBSCRIBED, unsubscribed_at=clock.now())
+
+
+def confirm(subscriber: Subscriber) -> Subscriber:
+    if subscriber.state == UNCONFIRMED:
+        _set_state(subscriber, ACTIVE, confirmed_at=clock.now())
+    return subscriber
+
+
+def reactivate(subscriber: Subscriber) -> Subscriber:
+    if subscriber.state == QUARANTINED:
+        _set_state(subscriber, ACTIVE, quarantined_at=None)
+    return subscriber
+
+
+def quarantine_by_id(page_id: str, subscriber_id: str) -> None:
+    """A delivery failed: a page or component subscriber is held back from now on."""
+    try:
+        subscriber = Subscriber.get(page_id, subscriber_id)
+    except Subscriber.DoesNotExist:
+        return
+    if subscriber.incident_id is None and subscriber.state == ACTIVE:
+        _set_state(subscriber, QUARANTINED, quarantined_at=clock.now())
+
+
+def selected(
+    page_id: str, chosen: list[str] | str, kind: str | None, states: tuple[str, ...]
+) -> list[Subscriber]:
+    """The subscribers a batch names (ids or `all`), of `kind`, in `states`."""
+    return [
+        subscriber
+        for subscriber in subscribers_of(page_id)
+        if subscriber.state in states
+        and (kind is None or subscriber.kind == kind)
+        and (chosen == "all" or subscriber.id in chosen)
+    ]
+
+
+def set_components(page_id: str, subscriber: Subscriber, component_ids: list[str]) -> Subscriber:
+    if subscriber.incident_id:
+        raise errors.invalid("component_ids", "incident subscribers follow one incident")
+    _check_components(page_id, component_ids)
+    subscriber.update(
+        actions=[
+            Subscriber.component_ids.set(list(dict.fromkeys(component_ids))),
+            Subscriber.updated_at.set(clock.now()),
+        ],
+        add_version_condition=False,
+    )
+    return subscriber
+
+
+def link(subscriber: Subscriber, purpose: str) -> str:
+    token = signing.token(subscriber.page_id, subscriber.id, purpose)
+    return f"{config.public_base_url()}/s/{subscriber.page_id}/subscriptions/{token}/{purpose}"
+
+
+def unsubscribe_link(subscriber: Subscriber) -> str:
+    return link(subscriber, UNSUBSCRIBE)
+
+
+def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
+    subscriber_id = signing.verified_subject(page_id, token, purpose)
+    if subscriber_id is None:
+        raise errors.not_found()
+    return find(page_id, subscriber_id)
+
+
+def send_confirmation(page: Page, subscriber: Subscriber) -> None:
+    if subscriber.kind != "email" or subscriber.state != UNCONFIRMED:
+        return
+    name = pages.profile_of(page).get("name", "")
+    email.send_email(
+        subscriber.email,
+        f"[{name}] Confirm your subscription",
+        f"Confirm that you want notifications from {name}:\n\n{link(subscriber, CONFIRM)}\n\n"
+        "If you did not ask for this, ignore this message.\n",
+    )
+
+
+def recipients(
+    page_id: str, *, component_ids: list[str], incident_id: str | None, since: datetime | None
+) -> list[Subscriber]:
+    """Active subscribers who hear of an update: page subscribers always, component
+    subscribers when it touches their components, incident subscribers of that incident who
+    subscribed before the update."""
+    touched = set(component_ids)
+    chosen = []
+    for subscriber in subscribers_of(page_id):
+        if subscriber.state != ACTIVE:
+            continue
+        if subscriber.incident_id is not None:
+            if subscriber.incident_id == incident_id and (
+                since is None or subscriber.created_at <= since
+            ):
+                chosen.append(subscriber)
+        elif not subscriber.component_ids or touched & set(subscriber.component_ids):
+            chosen.append(subscriber)
+    return chosen
+
+
+def component_recipients(page_id: str, component_id: str) -> list[Subscriber]:
+    return [
+        subscriber
+        for subscriber in subscribers_of(page_id)
+        if subscriber.state == ACTIVE
+        and subscriber.incident_id is None
+        and (not subscriber.component_ids or component_id in subscriber.component_ids)
+    ]

@@ -1,0 +1,108 @@
+"""Subscriber bodies (SPEC 2.12, 4.10)."""
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from chalicelib.schemas.common import Clearable, Email, OutSchema, Schema, WebUrl
+
+Kind = Literal["email", "sms", "webhook"]
+
+
+def _listed(value):
+    return [value] if isinstance(value, str) else value
+
+
+class SubscriberFields(Schema):
+    email: Annotated[Email | None, Clearable] = None
+    phone_country: Annotated[str | None, Clearable] = None
+    phone_number: Annotated[str | None, Clearable] = None
+    endpoint: Annotated[WebUrl | None, Clearable] = None
+    component_ids: list[str] | None = None
+    skip_confirmation_notification: bool = False
+    page_access_user: Annotated[str | None, Clearable] = None
+
+    _component_ids_listed = field_validator("component_ids", mode="before")(_listed)
+
+
+class SubscriberCreate(Schema):
+    subscriber: SubscriberFields
+
+
+class SubscriberComponents(Schema):
+    component_ids: list[str] = Field(min_length=1)
+
+    _component_ids_listed = field_validator("component_ids", mode="before")(_listed)
+
+
+class SubscriberUpdate(Schema):
+    subscriber: SubscriberComponents
+
+
+class SubscriberBatch(Schema):
+    """`subscribers`: ids, or the string `all`."""
+
+    subscribers: list[str] | Literal["all"]
+    type: Kind | None = None
+    state: Literal["active", "unconfirmed", "quarantined", "all"] | None = None
+
+    _subscribers_listed = field_validator("subscribers", mode="before")(
+        lambda value: value if value == "all" else _listed(value)
+    )
+
+
+class ResendConfirmations(Schema):
+    subscribers: list[str]
+
+    _subscribers_listed = field_validator("subscribers", mode="before")(_listed)
+
+
+class SubscriberOut(OutSchema):
+    id: str
+    created_at: str
+    mode: str
+    email: str | None
+    endpoint: str | None
+    phone_number: str | None
+    phone_country: str | None
+    display_phone_number: str | None
+    skip_confirmation_notification: bool
+    quarantined_at: str | None
+    purge_at: str | None
+    components: list[str]
+    page_access_user_id: str | None
+    incident_id: str | None
+    state: str
+
+
+class SubscriberCount(OutSchema):
+    count: int
+
+
+class StateCounts(OutSchema):
+    active: int
+    unconfirmed: int
+    quarantined: int
+    total: int
+
+
+class SubscriberHistogram(OutSchema):
+    email: StateCounts
+    sms: StateCounts
+    webhook: StateCounts
+
+
+class SubscriberListQuery(Schema):
+    q: str | None = Field(None, description="text in the address, number or endpoint")
+    type: Kind | None = None
+    state: Literal["active", "unconfirmed", "quarantined", "all"] | None = None
+    limit: int | None = Field(None, ge=1)
+    page: int | None = Field(None, ge=0, description="0-based")
+    sort_field: Literal["primary", "created_at", "quarantined_at"] | None = None
+    sort_direction: Literal["asc", "desc"] | None = None
+
+
+class SmsCountryOut(OutSchema):
+    code: str
+    name: str
+    calling_code: str

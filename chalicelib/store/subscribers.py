@@ -1,0 +1,43 @@
+"""Subscribers of a page (page, component and incident subscribers alike), and settings."""
+
+from pynamodb.attributes import (
+    ListAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
+from pynamodb.models import Model
+
+from chalicelib.store.base import table_meta
+
+
+class Subscriber(Model):
+    """hash `page_id`, range `id`. `incident_id` is set on incident subscribers;
+    `component_ids` on component subscribers; unsubscribed ones stay, state `unsubscribed`."""
+
+    Meta = table_meta("subscribers")
+    page_id = UnicodeAttribute(hash_key=True)
+    id = UnicodeAttribute(range_key=True)
+    kind = UnicodeAttribute()
+    email = UnicodeAttribute(null=True)
+    phone_country = UnicodeAttribute(null=True)
+    phone_number = UnicodeAttribute(null=True)
+    endpoint = UnicodeAttribute(null=True)
+    component_ids = ListAttribute(of=UnicodeAttribute, default=list)
+    incident_id = UnicodeAttribute(null=True)
+    page_access_user = UnicodeAttribute(null=True)
+    state = UnicodeAttribute()
+    quarantined_at = UTCDateTimeAttribute(null=True)
+    confirmed_at = UTCDateTimeAttribute(null=True)
+    unsubscribed_at = UTCDateTimeAttribute(null=True)
+    created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute()
+    version = VersionAttribute()
+
+
+class Setting(Model):
+    """hash `name`: deployment-wide values made once (the link-signing secret)."""
+
+    Meta = table_meta("settings")
+    name = UnicodeAttribute(hash_key=True)
+    value = UnicodeAttribute()
