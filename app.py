@@ -18,8 +18,10 @@ from chalicelib.api import (
     subscribers,
     subscriptions,
 )
+from chalicelib.api import uptime as uptime_api
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, queues
+from chalicelib.public import routes as public_routes
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (
@@ -36,6 +38,8 @@ for blueprint_module in (
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
+app.register_blueprint(uptime_api.blueprint)
+app.register_blueprint(public_routes.blueprint)
 
 
 @app.on_sqs_message(queue=config.queue_name(queues.NOTIFICATIONS), batch_size=10)

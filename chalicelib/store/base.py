@@ -1,5 +1,7 @@
 """What every table shares: its name from the stage, its region, on-demand billing."""
 
+from functools import lru_cache
+
 from pynamodb.connection import Connection
 from pynamodb.transactions import TransactWrite
 
@@ -27,6 +29,12 @@ def plain_dict(value) -> dict:
     return value.as_dict() if hasattr(value, "as_dict") else dict(value)
 
 
+@lru_cache(maxsize=1)
+def _connection() -> Connection:
+    # Made once: a botocore client costs tens of milliseconds to build.
+    return Connection(region=config.region())
+
+
 def transaction() -> TransactWrite:
     """A DynamoDB transaction: every write in it lands, or none does."""
-    return TransactWrite(connection=Connection(region=config.region()))
+    return TransactWrite(connection=_connection())

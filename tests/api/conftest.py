@@ -76,7 +76,11 @@ class Api:
                 sent["Content-Type"] = "application/json"
                 payload = json.dumps(body).encode()
         sent.update(headers or {})
-        response = self.client.http.request(method, path, headers=sent, body=payload)
+        with recording() as calls:
+            response = self.client.http.request(method, path, headers=sent, body=payload)
+        # Every request path reads by key or query; a Scan anywhere fails the suite.
+        assert calls.count("Scan") == 0, f"{method} {path} made a Scan"
+        assert response.status_code < 500, f"{method} {path} answered {response.status_code}"
         return Answer(response.status_code, dict(response.headers), response.body.decode())
 
     def get(self, path, **kwargs):

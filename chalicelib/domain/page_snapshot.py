@@ -1,0 +1,159 @@
+"""The public snapshot of a page: rebuilt after every write that changes what the page shows,
+read once per public view, however many components and incidents the page has.
+
+Call `refresh(page_id)` after such a write: the page profile or its embed config, a
+component or group, an incident or one of its updates, a postmortem, a maintenance step. A
+page that was never refreshed is built on its first view.
+"""
+
+import hashlib
+import json
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from chalicelib import clock
+from chalicelib.domain import incidents, uptime
+from chalicelib.domain.pages import profile_of
+from chalicelib.public import content
+from chalicelib.store import snapshots
+from chalicelib.store.components import Component
+from chalicelib.store.incidents import INCIDENT_PREFIX, IncidentRecord
+from chalicelib.store.models import Claim, Page
+from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
+
+# The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
+UPTIME_WINDOW = timedelta(days=91)
+# Incidents kept whole beyond the open ones, then summarized for the history list; halved
+# until the compressed snapshot fits in one item.
+DETAILED_INCIDENTS = 100
+LISTED_INCIDENTS = 1000
+_LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
+_DECODED_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    page_id: str
+    etag: str
+    content: dict
+
+
+def refresh(page_id: str) -> Snapshot | None:
+    """Rebuild the page's snapshot from consistent reads and store it under its id, its
+    subdomain and its domain. None when the page does not exist."""
+    # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
+    read_at = datetime.now(UTC)
+    try:
+        page = Page.get(page_id, consistent_read=True)
+    except Page.DoesNotExist:
+        return None
+    # Consistent reads: a refresh runs right after the write it must show.
+    records = sorted(
+        Component.query(page_id, consistent_read=True),
+        key=lambda record: (record.position, record.created_at),
+    )
+    entries = [content.incident_entry(incident) for incident in _incidents_of(page_id)]
+    history = _uptime_history(page, records)
+    detailed, listed = DETAILED_INCIDENTS, LISTED_INCIDENTS
+    while True:
+        kept = content.trimmed(entries, detailed, listed)
+        incomplete = len(kept) < len(entries) or not all(entry["detailed"] for entry in kept)
+        data = content.build(
+            page, records, kept, history, clock.iso(clock.now()), incomplete=incomplete
+        )
+        body = snapshots.compress(json.dumps(data, separators=(",", ":")))
+        if len(body) <= snapshots.MAX_BODY_BYTES or detailed + listed == 0:
+            break
+        detailed, listed = detailed // 2, listed // 2
+    etag = hashlib.sha256(body).hexdigest()[:32]
+    keys = [key_of(PAGE, page.id), key_of(SUBDOMAIN, page.subdomain)]
+    if page.domain:
+        keys.append(key_of(DOMAIN, page.domain))
+    previous = snapshots.read_own(page.id)
+    if snapshots.write(page.id, keys, body, etag, read_at) and previous is not None:
+        snapshots.remove(page.id, [key for key in previous.aliases or [] if key not in keys])
+    return Snapshot(page.id, etag, data)
+
+
+def _incidents_of(page_id: str) -> list[incidents.Incident]:
+    records = IncidentRecord.query(
+        page_id,
+        IncidentRecord.key.startswith(INCIDENT_PREFIX),
+        scan_index_forward=False,
+        consistent_read=True,
+    )
+    return incidents._group(list(records))
+
+
+def _uptime_history(page: Page, records: list[Component]) -> dict:
+    """Start and statuses over the bars' window of each showcased component (a Query each)."""
+    time_zone = profile_of(page).get("time_zone") or "Etc/UTC"
+    window_start = clock.now() - UPTIME_WINDOW
+    history = {}
+    for record in records:
+        if record.group or not record.showcase:
+            continue
+        start = uptime.start_of(record, time_zone)
+        history[record.id] = (start, uptime.history(record, max(window_start, start)))
+    return history
+
+
+def load_by_reference(reference: str) -> Snapshot | None:
+    """The snapshot of the page a public path names by id or subdomain: one GetItem (two for
+    a subdomain shaped like a page id, whose page id wins)."""
+    if _LOOKS_LIKE_PAGE_ID.match(reference):
+        found = _stored(key_of(PAGE, reference))
+        if found is not None:
+            return found
+    found = _stored(key_of(SUBDOMAIN, reference))
+    if found is not None:
+        return found
+    # Not built yet (or the name is new): find the page the slow way, once.
+    if _LOOKS_LIKE_PAGE_ID.match(reference) and _page_exists(reference):
+        return refresh(reference)
+    page_id = _claimed_by(SUBDOMAIN, reference)
+    return refresh(page_id) if page_id else None
+
+
+def load_by_domain(host: str) -> Snapshot | None:
+    """The snapshot of the page whose custom domain is `host`: one GetItem."""
+    found = _stored(key_of(DOMAIN, host))
+    if found is not None:
+        return found
+    page_id = _claimed_by(DOMAIN, host)
+    return refresh(page_id) if page_id else None
+
+
+def _page_exists(page_id: str) -> bool:
+    try:
+        Page.get(page_id)
+    except Page.DoesNotExist:
+        return False
+    return True
+
+
+def _claimed_by(kind: str, value: str) -> str | None:
+    # Claims are named `<kind>#<value>` as snapshot keys are.
+    try:
+        return Claim.get(key_of(kind, value)).page_id
+    except Claim.DoesNotExist:
+        return None
+
+
+_decoded: OrderedDict[str, dict] = OrderedDict()
+
+
+def _stored(key: str) -> Snapshot | None:
+    item = snapshots.read(key)
+    if item is None:
+        return None
+    # Decoding costs more than the read under load: a warm process decodes each version once.
+    data = _decoded.get(item.etag)
+    if data is None:
+        data = json.loads(snapshots.decompress(item.body))
+        _decoded[item.etag] = data
+        if len(_decoded) > _DECODED_CACHE_SIZE:
+            _decoded.popitem(last=False)
+    return Snapshot(item.page_id, item.etag, data)

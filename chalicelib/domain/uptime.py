@@ -1,0 +1,272 @@
+"""Uptime of components, from their status history: the `uptime` endpoints and the public
+page's 90-day bars.
+
+The rule (Statuspage's): a second in `major_outage` is a second down; a second in
+`partial_outage` counts as 0.3 of one (a partial outage hurts some users, not all);
+`degraded_performance` and `under_maintenance` are up. Uptime over a range is
+100 x (1 - weighted down seconds / seconds in the range), the range never reaching before the
+component's start (its `start_date`, else its creation) nor after now. A group is as down, at
+each moment, as the worst of its showcased members.
+"""
+
+import calendar
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from chalicelib import clock
+from chalicelib.domain import components, incidents
+from chalicelib.domain.pages import profile_of
+from chalicelib.http import errors
+from chalicelib.store.components import Component, ComponentStatusChange
+from chalicelib.store.models import Page
+
+MAJOR_OUTAGE = "major_outage"
+PARTIAL_OUTAGE = "partial_outage"
+PARTIAL_OUTAGE_WEIGHT = 0.3
+SEVERITY = {
+    "operational": 0,
+    "under_maintenance": 0,
+    "degraded_performance": 1,
+    PARTIAL_OUTAGE: 2,
+    MAJOR_OUTAGE: 3,
+}
+MAX_RANGE_MONTHS = 6
+EARLIEST = date(1970, 1, 1)
+END_ADJUSTED = "End date was adjusted to today. See range_end field in response for end date used."
+START_ADJUSTED = (
+    "Start date was adjusted to the component's start date. "
+    "See range_start field in response for start date used."
+)
+_PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
+
+# A status from `at` until the next segment's `at` (or now).
+Segment = tuple[datetime, str]
+
+
+@dataclass(frozen=True)
+class Outage:
+    major_seconds: float = 0.0
+    partial_seconds: float = 0.0
+
+    @property
+    def weighted_seconds(self) -> float:
+        return self.major_seconds + PARTIAL_OUTAGE_WEIGHT * self.partial_seconds
+
+
+def percentage(outage: Outage, seconds: float) -> float:
+    if seconds <= 0:
+        return 100.0
+    return round(max(0.0, 100.0 * (1 - outage.weighted_seconds / seconds)), 2)
+
+
+def start_of(component: Component, time_zone: str) -> datetime:
+    """When the component's history begins: its `start_date` (midnight, page time), else its
+    creation."""
+    if component.start_date:
+        day = date.fromisoformat(component.start_date)
+        return datetime.combine(day, time(), ZoneInfo(time_zone)).astimezone(UTC)
+    return component.created_at.astimezone(UTC)
+
+
+def history(component: Component, since: datetime) -> list[Segment]:
+    """The component's statuses from `since` until now: one Query of its status history."""
+    changes = list(
+        ComponentStatusChange.query(
+            component.id, ComponentStatusChange.key >= clock.iso(since.astimezone(UTC))
+        )
+    )
+    first = changes[0].old_status if changes else component.status
+    return [(since, first)] + [
+        (change.created_at.astimezone(UTC), change.new_status) for change in changes
+    ]
+
+
+def outage(segments: list[Segment], start: datetime, end: datetime) -> Outage:
+    """Seconds of major and partial outage between `start` and `end`."""
+    major = partial = 0.0
+    for index, (at, status) in enumerate(segments):
+        until = segments[index + 1][0] if index + 1 < len(segments) else end
+        overlap = (min(until, end) - max(at, start)).total_seconds()
+        if overlap <= 0:
+            continue
+        if status == MAJOR_OUTAGE:
+            major += overlap
+        elif status == PARTIAL_OUTAGE:
+            partial += overlap
+    return Outage(major, partial)
+
+
+def worst(timelines: list[list[Segment]]) -> list[Segment]:
+    """One timeline that is, at each moment, the worst of the given ones."""
+    moments = sorted({at for timeline in timelines for at, _ in timeline})
+    merged: list[Segment] = []
+    for moment in moments:
+        statuses = [_status_at(timeline, moment) for timeline in timelines]
+        status = max((s for s in statuses if s), key=lambda s: SEVERITY.get(s, 0), default=None)
+        if status and (not merged or merged[-1][1] != status):
+            merged.append((moment, status))
+    return merged
+
+
+def _status_at(timeline: list[Segment], moment: datetime) -> str | None:
+    current = None
+    for at, status in timeline:
+        if at > moment:
+            break
+        current = status
+    return current
+
+
+def day_bounds(day: date, time_zone: str) -> tuple[datetime, datetime]:
+    zone = ZoneInfo(time_zone)
+    start = datetime.combine(day, time(), zone)
+    end = datetime.combine(day + timedelta(days=1), time(), zone)
+    return start.astimezone(UTC), end.astimezone(UTC)
+
+
+def today_in(time_zone: str) -> date:
+    return clock.now().astimezone(ZoneInfo(time_zone)).date()
+
+
+# The uptime endpoints.
+
+
+@dataclass
+class Range:
+    start: date
+    end: date
+    warnings: list[str] = field(default_factory=list)
+
+
+def _partial_date(text: str, field_name: str, *, last: bool) -> date:
+    match = _PARTIAL_DATE.match(text.strip())
+    try:
+        if not match:
+            raise ValueError
+        year, month, day = (int(part) if part else None for part in match.groups())
+        if month is None:
+            month, day = (12, 31) if last else (1, 1)
+        elif day is None:
+            day = calendar.monthrange(year, month)[1] if last else 1
+        parsed = date(year, month, day)
+    except ValueError:
+        raise errors.invalid(field_name, "must be a date: YYYY, YYYY-MM or YYYY-MM-DD") from None
+    if parsed < EARLIEST:
+        raise errors.invalid(field_name, "must be on or after 1970-01-01")
+    return parsed
+
+
+def _months_later(day: date, months: int) -> date:
+    month_index = day.month - 1 + months
+    year, month = day.year + month_index // 12, month_index % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def resolve_range(start: str | None, end: str | None, first_day: date, today: date) -> Range:
+    """The dates an uptime query covers: by default from the component's first day or 90
+    days ago, whichever is later, to today; never past today nor before the first day."""
+    warnings = []
+    range_end = _partial_date(end, "end", last=True) if end else today
+    if range_end > today:
+        range_end = today
+        warnings.append(END_ADJUSTED)
+    if start:
+        range_start = _partial_date(start, "start", last=False)
+        if range_start < first_day:
+            range_start = first_day
+            warnings.append(START_ADJUSTED)
+    else:
+        range_start = max(first_day, today - timedelta(days=90))
+    if start and range_start > range_end:
+        raise errors.invalid("start", "must be on or before the end of the range")
+    if range_end > _months_later(range_start, MAX_RANGE_MONTHS):
+        raise errors.invalid("start", "the range may span at most six calendar months")
+    return Range(range_start, max(range_start, range_end), warnings)
+
+
+def _related(page_id: str, component_ids: set[str], start: datetime, end: datetime) -> dict:
+    """Incidents that named each component and were open at some moment of the range."""
+    related: dict[str, list[dict]] = {component_id: [] for component_id in component_ids}
+    for incident in incidents.list_incidents(page_id):
+        record = incident.record
+        opened = (record.scheduled_for if record.scheduled else None) or record.created_at
+        closed = record.resolved_at or clock.now()
+        if opened >= end or closed < start:
+            continue
+        for component_id in set(record.component_ids or []) & component_ids:
+            related[component_id].append({"id": record.id})
+    return related
+
+
+def _measure(
+    page: Page, members: list[Component], start: str | None, end: str | None
+) -> tuple[Range, Outage, datetime, datetime]:
+    time_zone = _time_zone(page)
+    starts = {member.id: start_of(member, time_zone) for member in members}
+    first_moment = min(starts.values())
+    first_day = first_moment.astimezone(ZoneInfo(time_zone)).date()
+    dates = resolve_range(start, end, first_day, today_in(time_zone))
+    range_start = max(day_bounds(dates.start, time_zone)[0], first_moment)
+    range_end = min(day_bounds(dates.end, time_zone)[1], clock.now())
+    timelines = []
+    for member in members:
+        since = max(range_start, starts[member.id])
+        timelines.append(history(member, since))
+    measured = outage(worst(timelines), range_start, range_end)
+    return dates, measured, range_start, range_end
+
+
+def _time_zone(page: Page) -> str:
+    return profile_of(page).get("time_zone") or "Etc/UTC"
+
+
+def _uptime_fields(component: Component, dates: Range, measured: Outage, seconds: float) -> dict:
+    return {
+        "id": component.id,
+        "name": component.name,
+        "range_start": dates.start.isoformat(),
+        "range_end": dates.end.isoformat(),
+        "uptime_percentage": percentage(measured, seconds),
+        "major_outage": int(measured.major_seconds),
+        "partial_outage": int(measured.partial_seconds),
+        "warnings": dates.warnings,
+    }
+
+
+def component_uptime(
+    page: Page, component_id: str, start: str | None, end: str | None, *, related: bool = True
+) -> dict:
+    records = components.components_of(page.id)
+    component = components.find(records, component_id, group=False)
+    if not component.showcase:
+        raise errors.invalid("showcase", "uptime showcase is not enabled for this component")
+    dates, measured, range_start, range_end = _measure(page, [component], start, end)
+    seconds = max(0.0, (range_end - range_start).total_seconds())
+    body = _uptime_fields(component, dates, measured, seconds)
+    if related:
+        found = _related(page.id, {component.id}, range_start, range_end)
+        body["related_events"] = found[component.id]
+    return body
+
+
+def group_uptime(
+    page: Page, group_id: str, start: str | None, end: str | None, *, related: bool = True
+) -> dict:
+    records = components.components_of(page.id)
+    group = components.find(records, group_id, group=True)
+    members = [m for m in components.members_of(records, group.id) if m.showcase]
+    if not members:
+        raise errors.invalid(
+            "showcase", "uptime showcase is not enabled for any component of this group"
+        )
+    dates, measured, range_start, range_end = _measure(page, members, start, end)
+    seconds = max(0.0, (range_end - range_start).total_seconds())
+    body = _uptime_fields(group, dates, measured, seconds)
+    if related:
+        found = _related(page.id, {member.id for member in members}, range_start, range_end)
+        body["related_events"] = [
+            {"component_id": member.id, "incidents": found[member.id]} for member in members
+        ]
+    return body

@@ -1,0 +1,71 @@
+"""Caching headers of public views: a short `Cache-Control`, an `ETag`, 304 on a match.
+
+A view's ETag comes from its snapshot's version and what else the view depends on (its
+path, its query, for time-dependent views the current ten minutes), so it is known before
+rendering: a revalidation costs the snapshot read and nothing more.
+"""
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable
+
+from chalice import Response
+
+from chalicelib import clock
+
+MAX_AGE_SECONDS = 10
+# Views that show "today" or "the past 14 days" change with time, not only with writes.
+TIME_BUCKET_SECONDS = 600
+_RENDERED_CACHE_SIZE = 256
+_rendered: OrderedDict[str, str] = OrderedDict()
+
+
+def time_bucket() -> str:
+    return str(int(clock.now().timestamp()) // TIME_BUCKET_SECONDS)
+
+
+def etag_of(*parts: str) -> str:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    return f'"{digest}"'
+
+
+def matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    offered = [tag.strip().removeprefix("W/") for tag in if_none_match.split(",")]
+    return etag in offered
+
+
+def respond(
+    headers: dict[str, str],
+    etag: str,
+    content_type: str,
+    render: Callable[[], str],
+    extra_headers: dict[str, str] | None = None,
+) -> Response:
+    """200 with the rendered body, or 304 when the client holds this version already."""
+    sent = {
+        "Cache-Control": f"public, max-age={MAX_AGE_SECONDS}",
+        "ETag": etag,
+        **(extra_headers or {}),
+    }
+    if matches(headers.get("if-none-match"), etag):
+        return Response(body="", status_code=304, headers=sent)
+    body = _rendered.get(etag)
+    if body is None:
+        body = render()
+        _rendered[etag] = body
+        if len(_rendered) > _RENDERED_CACHE_SIZE:
+            _rendered.popitem(last=False)
+    return Response(body=body, status_code=200, headers={"Content-Type": content_type, **sent})
+
+
+def uncached(body: str, status: int, content_type: str) -> Response:
+    """Errors and private pages: never kept by a shared cache."""
+    return Response(
+        body=body,
+        status_code=status,
+        headers={"Content-Type": content_type, "Cache-Control": "no-store"},
+    )

@@ -1,0 +1,217 @@
+"""What the public sees of a page, as the snapshot holds it.
+
+Incidents and components are kept in the public status API v2 shapes (no automation emails,
+metadata or postmortem drafts), with beside them what only the HTML page needs: colors and
+flags, each showcased component's status history for its uptime bars, published postmortems.
+Views derive the rest (which days are "the past 14", how long a bar is red) when they are
+read, so a snapshot stays right as time passes without a write.
+"""
+
+from chalicelib import clock, config
+from chalicelib.domain import incidents as incident_rules
+from chalicelib.domain import page_status, pages
+from chalicelib.domain.incidents import Incident
+from chalicelib.domain.uptime import Segment
+from chalicelib.schemas.pages import COLOR_FIELDS, DEFAULT_COLORS
+from chalicelib.schemas.public import (
+    PublicComponent,
+    PublicIncident,
+    PublicIncidentUpdate,
+    PublicScheduledMaintenance,
+)
+from chalicelib.store.components import Component
+from chalicelib.store.models import Page
+from chalicelib.views.components import component_out
+from chalicelib.views.incidents import incident_out
+
+VERSION = 1
+ALLOW_FLAGS = (
+    "allow_page_subscribers",
+    "allow_incident_subscribers",
+    "allow_email_subscribers",
+    "allow_sms_subscribers",
+    "allow_webhook_subscribers",
+    "allow_rss_atom_feeds",
+)
+_PROFILE_TEXTS = (
+    "headline",
+    "page_description",
+    "branding",
+    "support_url",
+    "favicon_logo",
+    "hero_cover",
+    "transactional_logo",
+)
+_COMPONENT_FIELDS = tuple(name for name in PublicComponent.model_fields if name != "components")
+_UPDATE_FIELDS = tuple(PublicIncidentUpdate.model_fields)
+_INCIDENT_FIELDS = tuple(PublicIncident.model_fields)
+_MAINTENANCE_FIELDS = tuple(PublicScheduledMaintenance.model_fields)
+# What the HTML page calls each state of an incident or maintenance.
+UNRESOLVED, RESOLVED = "unresolved", "resolved"
+UPCOMING, IN_PROGRESS, COMPLETED = "upcoming", "in_progress", "completed"
+SUMMARY_BODY_CHARS = 300
+
+
+def page_url(page: Page) -> str:
+    if page.domain:
+        return f"https://{page.domain}"
+    return f"{config.public_base_url()}/s/{page.subdomain or page.id}"
+
+
+def is_private(profile: dict) -> bool:
+    """Pages only some people may see (the access control issue decides who; until then,
+    nobody without a login)."""
+    return bool(
+        profile.get("viewers_must_be_team_members")
+        or profile.get("audience_specific")
+        or profile.get("page_type") == "audience_specific"
+    )
+
+
+def public_component(shown: dict) -> dict:
+    public = {name: shown.get(name) for name in _COMPONENT_FIELDS}
+    if shown.get("group"):
+        public["components"] = list(shown.get("components") or [])
+    return public
+
+
+def components_part(records: list[Component]) -> list[dict]:
+    return [
+        public_component(component_out(records, record).model_dump(mode="json"))
+        for record in records
+    ]
+
+
+def _public_incident(shown: dict, scheduled: bool) -> dict:
+    public = {
+        name: shown.get(name) for name in (_MAINTENANCE_FIELDS if scheduled else _INCIDENT_FIELDS)
+    }
+    public["started_at"] = shown["created_at"]
+    public["incident_updates"] = [
+        {name: update.get(name) for name in _UPDATE_FIELDS} for update in shown["incident_updates"]
+    ]
+    public["components"] = [public_component(component) for component in shown["components"]]
+    return public
+
+
+def state_of(incident: Incident) -> str:
+    record = incident.record
+    if record.scheduled:
+        if incident_rules.is_upcoming(record):
+            return UPCOMING
+        return IN_PROGRESS if incident_rules.is_active_maintenance(record) else COMPLETED
+    return UNRESOLVED if incident_rules.is_unresolved(record) else RESOLVED
+
+
+def incident_entry(incident: Incident) -> dict:
+    shown = incident_out(incident).model_dump(mode="json")
+    published = shown.get("postmortem_published_at") and shown.get("postmortem_body")
+    return {
+        "scheduled": bool(incident.record.scheduled),
+        "state": state_of(incident),
+        "detailed": True,
+        "postmortem": {
+            "body": shown["postmortem_body"],
+            "published_at": shown["postmortem_published_at"],
+        }
+        if published
+        else None,
+        "incident": _public_incident(shown, bool(incident.record.scheduled)),
+    }
+
+
+def is_open(entry: dict) -> bool:
+    return entry["state"] in (UNRESOLVED, UPCOMING, IN_PROGRESS)
+
+
+def summarized(entry: dict) -> dict:
+    """An older incident as the history list shows it: its newest update, shortened."""
+    incident = dict(entry["incident"])
+    newest = incident["incident_updates"][:1]
+    incident["incident_updates"] = [
+        {**update, "body": update["body"][:SUMMARY_BODY_CHARS]} for update in newest
+    ]
+    incident["components"] = []
+    return {**entry, "incident": incident, "detailed": False, "postmortem": None}
+
+
+def trimmed(entries: list[dict], detailed: int, listed: int) -> list[dict]:
+    """Open incidents and the newest `detailed` ones whole, `listed` more summarized; the
+    oldest beyond that are left out (newest first in, newest first out)."""
+    kept = []
+    closed_seen = 0
+    for entry in entries:
+        if is_open(entry):
+            kept.append(entry)
+            continue
+        closed_seen += 1
+        if closed_seen <= detailed:
+            kept.append(entry)
+        elif closed_seen <= detailed + listed:
+            kept.append(summarized(entry))
+    return kept
+
+
+def status_part(records: list[Component], entries: list[dict]) -> dict:
+    statuses = [record.status for record in records if not record.group]
+    unresolved = [e["incident"]["impact"] for e in entries if e["state"] == UNRESOLVED]
+    in_maintenance = any(entry["state"] == IN_PROGRESS for entry in entries)
+    indicator = page_status.indicator(statuses, unresolved, in_maintenance)
+    return {"indicator": indicator, "description": page_status.description(indicator)}
+
+
+def page_part(page: Page, profile: dict, updated_at: str) -> dict:
+    colors = {name: profile.get(name) or DEFAULT_COLORS[name] for name in COLOR_FIELDS}
+    return {
+        "id": page.id,
+        "subdomain": page.subdomain,
+        "domain": page.domain,
+        "name": profile.get("name") or "",
+        "url": page_url(page),
+        "time_zone": profile.get("time_zone") or "Etc/UTC",
+        "updated_at": updated_at,
+        "hidden_from_search": bool(profile.get("hidden_from_search")),
+        "private": is_private(profile),
+        "allow": {flag: bool(profile.get(flag)) for flag in ALLOW_FLAGS},
+        "colors": colors,
+        **{name: profile.get(name) for name in _PROFILE_TEXTS},
+    }
+
+
+def uptime_part(history: dict[str, tuple]) -> dict:
+    """Each showcased component's start and statuses over the bars' window."""
+    return {
+        component_id: {
+            "start": clock.iso(start),
+            "segments": [[clock.iso(at), status] for at, status in segments],
+        }
+        for component_id, (start, segments) in history.items()
+    }
+
+
+def build(
+    page: Page,
+    records: list[Component],
+    entries: list[dict],
+    history: dict[str, tuple[object, list[Segment]]],
+    built_at: str,
+    *,
+    incomplete: bool = False,
+) -> dict:
+    """The snapshot's content. `entries` are `incident_entry`s, newest first; `incomplete`
+    when older incidents were left out or summarized to fit."""
+    profile = pages.profile_of(page)
+    stamps = [clock.iso(page.updated_at)]
+    stamps += [clock.iso(record.updated_at) for record in records]
+    stamps += [entry["incident"]["updated_at"] for entry in entries]
+    return {
+        "version": VERSION,
+        "built_at": built_at,
+        "page": page_part(page, profile, max(stamp for stamp in stamps if stamp)),
+        "status": status_part(records, entries),
+        "components": components_part(records),
+        "uptime": uptime_part(history),
+        "incidents": entries,
+        "embed": pages.embed_config_of(page),
+        "incomplete": incomplete,
+    }

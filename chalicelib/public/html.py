@@ -1,0 +1,208 @@
+"""The public pages as HTML: Jinja2 templates, autoescaped, readable without JavaScript.
+
+Everything a page's people wrote is escaped by the templates; Markdown (update bodies,
+postmortems) goes through `render_html`, which sanitizes it.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import lru_cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from chalicelib.domain.markdown_text import render_html
+from chalicelib.domain.uptime import SEVERITY
+from chalicelib.public import days, uptime_bars
+from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
+from chalicelib.schemas.pages import DEFAULT_COLORS
+
+_HERE = Path(__file__).parent
+_HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$")
+STATUS_LABELS = {
+    "operational": "Operational",
+    "degraded_performance": "Degraded Performance",
+    "partial_outage": "Partial Outage",
+    "major_outage": "Major Outage",
+    "under_maintenance": "Under Maintenance",
+}
+# Component status -> the color level the page draws it in.
+LEVELS = {
+    "operational": "up",
+    "degraded_performance": "minor",
+    "partial_outage": "major",
+    "major_outage": "critical",
+    "under_maintenance": "maintenance",
+}
+BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
+UPDATE_LABELS = {
+    "investigating": "Investigating",
+    "identified": "Identified",
+    "monitoring": "Monitoring",
+    "resolved": "Resolved",
+    "scheduled": "Scheduled",
+    "in_progress": "In progress",
+    "verifying": "Verifying",
+    "completed": "Completed",
+    "postmortem": "Postmortem",
+}
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    environment = Environment(
+        loader=FileSystemLoader(_HERE / "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=StrictUndefined,
+    )
+    environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
+    environment.filters["web_url"] = _web_url
+    environment.globals.update(
+        status_labels=STATUS_LABELS,
+        update_labels=UPDATE_LABELS,
+        levels=LEVELS,
+        stylesheet=Markup((_HERE / "static" / "status.css").read_text()),
+    )
+    return environment
+
+
+def _web_url(value: str | None) -> bool:
+    return bool(value) and str(value).startswith(("https://", "http://"))
+
+
+def _colors(page: dict) -> dict:
+    """The page's colors, each checked again: they go into a style sheet."""
+    return {
+        name: value if isinstance(value, str) and _HEX_COLOR.match(value) else DEFAULT_COLORS[name]
+        for name, value in {**DEFAULT_COLORS, **page["colors"]}.items()
+    }
+
+
+def _time_formatter(time_zone: str):
+    def local_time(text: str | None) -> str:
+        moment = days.local(text, time_zone)
+        if moment is None:
+            return ""
+        return moment.strftime("%b %d, %Y - %H:%M %Z").replace(" 0", " ", 1)
+
+    return local_time
+
+
+def _day_label(day: date) -> str:
+    return day.strftime("%b %d, %Y").replace(" 0", " ", 1)
+
+
+def _common(data: dict, base: str) -> dict:
+    page = data["page"]
+    return {
+        "page": page,
+        "colors": _colors(page),
+        "base": base,
+        "local_time": _time_formatter(page["time_zone"]),
+        "day_label": _day_label,
+    }
+
+
+@dataclass
+class ComponentRow:
+    component: dict
+    status: str
+    bars: uptime_bars.UptimeBars | None = None
+    members: list["ComponentRow"] = field(default_factory=list)
+
+
+def _visible(component: dict) -> bool:
+    return not (component.get("only_show_if_degraded") and component["status"] == "operational")
+
+
+def component_rows(data: dict, now: datetime) -> list[ComponentRow]:
+    """Top-level components and groups in page order, each group with its members."""
+    time_zone = data["page"]["time_zone"]
+    listed = data["components"]
+    group_ids = {component["id"] for component in listed if component["group"]}
+
+    def row(component: dict) -> ComponentRow:
+        history = data["uptime"].get(component["id"])
+        bars = uptime_bars.bars_of(history, time_zone, now) if history else None
+        return ComponentRow(component, component["status"], bars)
+
+    rows = []
+    for component in listed:
+        if component["group"]:
+            members = [
+                row(member)
+                for member in listed
+                if member.get("group_id") == component["id"] and _visible(member)
+            ]
+            if members:
+                worst = max((m.status for m in members), key=lambda s: SEVERITY.get(s, 0))
+                rows.append(ComponentRow(component, worst, None, members))
+        elif component.get("group_id") not in group_ids and _visible(component):
+            rows.append(row(component))
+    return rows
+
+
+def _entries(data: dict, state: str) -> list[dict]:
+    return [entry for entry in data["incidents"] if entry["state"] == state]
+
+
+def status_page(data: dict, base: str, now: datetime) -> str:
+    page = data["page"]
+    today = days.today(page["time_zone"], now)
+    indicator = data["status"]["indicator"]
+    allow = page["allow"]
+    subscribe = {
+        "email": allow["allow_page_subscribers"] and allow["allow_email_subscribers"],
+        "sms": allow["allow_page_subscribers"] and allow["allow_sms_subscribers"],
+        "webhook": allow["allow_page_subscribers"] and allow["allow_webhook_subscribers"],
+    }
+    subscribe["any"] = any(subscribe.values()) or allow["allow_rss_atom_feeds"]
+    upcoming = sorted(
+        _entries(data, UPCOMING), key=lambda entry: entry["incident"].get("scheduled_for") or ""
+    )
+    return (
+        _environment()
+        .get_template("status_page.html")
+        .render(
+            **_common(data, base),
+            status=data["status"],
+            banner_level=BANNER_LEVELS.get(indicator, indicator),
+            rows=component_rows(data, now),
+            unresolved=_entries(data, UNRESOLVED),
+            in_progress=_entries(data, IN_PROGRESS),
+            upcoming=upcoming,
+            days=days.past_days(data["incidents"], page["time_zone"], today),
+            today=today,
+            subscribe=subscribe,
+        )
+    )
+
+
+def incident_page(data: dict, entry: dict, base: str) -> str:
+    template = _environment().get_template("incident_page.html")
+    return template.render(**_common(data, base), entry=entry)
+
+
+def history_page(data: dict, base: str, month: str | None, now: datetime) -> str:
+    time_zone = data["page"]["time_zone"]
+    today = days.today(time_zone, now)
+    year, number = days.parse_month(month, today)
+    earliest = days.earliest_month(data["incidents"], time_zone)
+    older = days.month_before(year, number)
+    newer = days.month_after(year, number)
+    template = _environment().get_template("history_page.html")
+    return template.render(
+        **_common(data, base),
+        month_label=date(year, number, 1).strftime("%B %Y"),
+        entries=days.in_month(data["incidents"], time_zone, year, number),
+        older="%04d-%02d" % older if earliest and older >= earliest else None,
+        newer="%04d-%02d" % newer if newer <= (today.year, today.month) else None,
+    )
+
+
+def error_page(title: str, message: str) -> str:
+    return _environment().get_template("error_page.html").render(title=title, message=message)

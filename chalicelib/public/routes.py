@@ -1,0 +1,220 @@
+"""The public status page's routes: no authentication, one snapshot read per view.
+
+Each view answers under `/s/{page_id}` (a page id or subdomain; Chalice needs one name for
+the parameter of `/s/...`, which the subscription links already call `page_id`) and, for a
+request whose `Host` is a page's custom domain, at the root (`/`, `/history`, ...).
+"""
+
+import json
+import re
+from collections.abc import Callable
+
+from chalice import Blueprint, Response
+
+from chalicelib import clock, config
+from chalicelib.domain import incidents, page_snapshot
+from chalicelib.domain.page_snapshot import Snapshot
+from chalicelib.http import errors
+from chalicelib.http.routing import ApiRequest, Router, Style, json_response
+from chalicelib.public import caching, content, days, embed_script, feeds, html, status_api
+from chalicelib.schemas import public as schemas
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "public status page")
+BY_PATH = "/s/{page_id}"
+HTML = "text/html; charset=utf-8"
+_HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
+_V2_SCHEMAS = {
+    "summary.json": schemas.SummaryDocument,
+    "status.json": schemas.StatusDocument,
+    "components.json": schemas.ComponentsDocument,
+    "incidents.json": schemas.IncidentsDocument,
+    "incidents/unresolved.json": schemas.IncidentsDocument,
+    "scheduled-maintenances.json": schemas.ScheduledMaintenancesDocument,
+    "scheduled-maintenances/upcoming.json": schemas.ScheduledMaintenancesDocument,
+    "scheduled-maintenances/active.json": schemas.ScheduledMaintenancesDocument,
+}
+
+
+class Visit:
+    """One public request: the snapshot of its page and where the page's links start."""
+
+    def __init__(self, request: ApiRequest, snapshot: Snapshot, base: str, site_url: str):
+        self.request = request
+        self.snapshot = snapshot
+        self.data = snapshot.content
+        self.base = base
+        self.site_url = site_url
+
+    def respond(self, content_type: str, render: Callable[[], str], *parts: str) -> Response:
+        etag = caching.etag_of(self.snapshot.etag, self.base, *parts)
+        extra = {} if self.base else {"Vary": "Host"}
+        if content_type.startswith("application/json"):
+            extra["Access-Control-Allow-Origin"] = "*"
+        return caching.respond(self.request.headers, etag, content_type, render, extra)
+
+
+def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
+    reference = request.params["page_id"]
+    base = f"/s/{reference}"
+    return page_snapshot.load_by_reference(reference), base, config.public_base_url() + base
+
+
+def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
+    host = request.headers.get("host", "").split(":")[0].strip().lower().rstrip(".")
+    if not _HOST.match(host):
+        return None, "", ""
+    scheme = request.headers.get("x-forwarded-proto", "https")
+    return page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+
+
+def _refusal(error: errors.ApiError, as_html: bool) -> Response:
+    if not as_html:
+        response = json_response(error.body(), error.status)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    titles = {401: "This page is private", 404: "Page not found", 400: "Bad request"}
+    messages = {
+        401: "You must be signed in to see this status page.",
+        404: "There is no status page here.",
+    }
+    body = html.error_page(
+        titles.get(error.status, error.message), messages.get(error.status, error.message)
+    )
+    return caching.uncached(body, error.status, HTML)
+
+
+def public_view(suffix: str, summary: str, *, as_html: bool = False, response=None):
+    """Register a view under `/s/{page_id}` and at the root of a custom domain."""
+
+    def register(view: Callable[[Visit], Response]) -> Callable:
+        for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
+
+            def handler(request: ApiRequest, locate=locate) -> Response:
+                try:
+                    snapshot, base, site_url = locate(request)
+                    if snapshot is None:
+                        raise errors.not_found()
+                    if snapshot.content["page"]["private"]:
+                        raise errors.unauthenticated()
+                    return view(Visit(request, snapshot, base, site_url))
+                except errors.ApiError as error:
+                    return _refusal(error, as_html)
+
+            handler.__name__ = f"{view.__name__}{name}"
+            where = "" if prefix else " (custom domain, by Host)"
+            router.route(
+                (prefix + suffix) or "/",
+                ["GET"],
+                summary=summary + where,
+                response=response,
+                authenticated=False,
+                style=Style.CURRENT,
+            )(handler)
+        return view
+
+    return register
+
+
+@public_view("", "Public status page", as_html=True)
+def status_page(visit: Visit) -> Response:
+    now = clock.now()
+    return visit.respond(
+        HTML, lambda: html.status_page(visit.data, visit.base, now), "page", caching.time_bucket()
+    )
+
+
+@public_view("/history", "Incident history, a month a page (?month=YYYY-MM)", as_html=True)
+def history_page(visit: Visit) -> Response:
+    month = visit.request.query.get("month")
+    now = clock.now()
+    days.parse_month(month, now.date())  # a malformed month is a 400 before anything else
+    return visit.respond(
+        HTML,
+        lambda: html.history_page(visit.data, visit.base, month, now),
+        "history",
+        month or "",
+        caching.time_bucket(),
+    )
+
+
+@public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)
+def incident_page(visit: Visit) -> Response:
+    entry = _incident_entry(visit, visit.request.params["incident_id"])
+    return visit.respond(
+        HTML,
+        lambda: html.incident_page(visit.data, entry, visit.base),
+        "incident",
+        entry["incident"]["id"],
+    )
+
+
+def _incident_entry(visit: Visit, incident_id: str) -> dict:
+    """The incident from the snapshot; an old one the snapshot only summarizes (or left out
+    of a very long history) costs one Query more."""
+    for entry in visit.data["incidents"]:
+        if entry["incident"]["id"] == incident_id and entry["detailed"]:
+            return entry
+    known = any(entry["incident"]["id"] == incident_id for entry in visit.data["incidents"])
+    if not known and not visit.data.get("incomplete"):
+        raise errors.not_found()
+    return content.incident_entry(incidents.get_incident(visit.snapshot.page_id, incident_id))
+
+
+def _feed(visit: Visit, kind: str) -> Response:
+    if not visit.data["page"]["allow"]["allow_rss_atom_feeds"]:
+        raise errors.not_found()
+    if kind == "rss":
+        return visit.respond(
+            "application/rss+xml; charset=utf-8",
+            lambda: feeds.rss(visit.data, visit.site_url),
+            "rss",
+            visit.site_url,
+        )
+    return visit.respond(
+        "application/atom+xml; charset=utf-8",
+        lambda: feeds.atom(visit.data, visit.site_url),
+        "atom",
+        visit.site_url,
+    )
+
+
+@public_view("/history.rss", "Incident history as RSS (when the page allows feeds)")
+def history_rss(visit: Visit) -> Response:
+    return _feed(visit, "rss")
+
+
+@public_view("/history.atom", "Incident history as Atom (when the page allows feeds)")
+def history_atom(visit: Visit) -> Response:
+    return _feed(visit, "atom")
+
+
+@public_view("/embed/status.js", "Embed script: the status badge for other sites")
+def embed_status_script(visit: Visit) -> Response:
+    return visit.respond(
+        "application/javascript; charset=utf-8",
+        lambda: embed_script.script(visit.data, visit.site_url),
+        "embed",
+        visit.site_url,
+    )
+
+
+def _v2_view(document: str) -> Callable[[Visit], Response]:
+    build = status_api.DOCUMENTS[document]
+
+    def view(visit: Visit) -> Response:
+        return visit.respond(
+            "application/json",
+            lambda: json.dumps(build(visit.data)),
+            "v2",
+            document,
+        )
+
+    view.__name__ = "status_api_" + re.sub(r"\W", "_", document.removesuffix(".json"))
+    return view
+
+
+for _document, _schema in _V2_SCHEMAS.items():
+    public_view(f"/api/v2/{_document}", f"Status API v2: {_document}", response=_schema)(
+        _v2_view(_document)
+    )

@@ -1,0 +1,86 @@
+"""Public views are cheap: one DynamoDB read each, cacheable, revalidated by ETag."""
+
+import pytest
+
+from tests.public.conftest import make_component, make_group, make_incident, publish
+
+VIEWS = [
+    "",
+    "/history",
+    "/api/v2/summary.json",
+    "/api/v2/status.json",
+    "/api/v2/components.json",
+    "/api/v2/incidents.json",
+    "/api/v2/scheduled-maintenances/upcoming.json",
+    "/history.rss",
+    "/history.atom",
+    "/embed/status.js",
+]
+
+
+@pytest.fixture
+def page_with_content(world):
+    components = [make_component(world, f"Service {number}") for number in range(12)]
+    make_group(world, "Core", [component["id"] for component in components[:4]])
+    for number in range(8):
+        make_incident(
+            world, f"Incident {number}", components={components[number]["id"]: "partial_outage"}
+        )
+    publish(world)
+    return world
+
+
+@pytest.mark.parametrize("suffix", VIEWS)
+def test_a_view_costs_one_get_item(page_with_content, visitor, dynamodb_calls, suffix):
+    answer = visitor.get(suffix)
+    assert answer.status == 200, answer.text
+    assert dynamodb_calls.summary() == {"GetItem": 1}
+
+
+def test_incident_page_costs_one_get_item(page_with_content, visitor, dynamodb_calls):
+    incident_id = visitor.get("/api/v2/incidents.json").json["incidents"][0]["id"]
+    before = dynamodb_calls.count()
+    assert visitor.get(f"/incidents/{incident_id}").status == 200
+    assert dynamodb_calls.operations[before:] == ["GetItem"]
+
+
+def test_views_carry_cache_headers(page_with_content, visitor):
+    for suffix in VIEWS:
+        answer = visitor.get(suffix)
+        assert answer.headers["Cache-Control"] == "public, max-age=10"
+        assert answer.headers["ETag"].startswith('"')
+
+
+@pytest.mark.parametrize("suffix", ["", "/api/v2/summary.json", "/history.rss"])
+def test_if_none_match_answers_304(page_with_content, visitor, suffix):
+    etag = visitor.get(suffix).headers["ETag"]
+    again = visitor.get(suffix, headers={"If-None-Match": etag})
+    assert again.status == 304
+    assert again.text == ""
+    assert again.headers["ETag"] == etag
+    other = visitor.get(suffix, headers={"If-None-Match": '"something-else"'})
+    assert other.status == 200
+
+
+def test_a_write_changes_the_etag(page_with_content, visitor):
+    before = visitor.get("/api/v2/summary.json").headers["ETag"]
+    make_component(page_with_content, "New service")
+    publish(page_with_content)
+    after = visitor.get("/api/v2/summary.json", headers={"If-None-Match": before})
+    assert after.status == 200
+    assert after.headers["ETag"] != before
+    assert "New service" in after.text
+
+
+def test_a_page_never_refreshed_is_built_on_its_first_view(world, visitor):
+    make_component(world, "Fresh")  # no publish: the first view builds the snapshot
+    assert "Fresh" in visitor.get("/api/v2/components.json").text
+
+
+def test_cost_does_not_grow_with_the_page(world, visitor, dynamodb_calls):
+    for number in range(30):
+        make_component(world, f"Component {number}")
+    publish(world)
+    before = dynamodb_calls.count()
+    visitor.get("")
+    assert dynamodb_calls.operations[before:] == ["GetItem"]
