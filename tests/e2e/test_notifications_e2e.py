@@ -1,0 +1,103 @@
+"""Notifications on the real local stack: HTTP in, SQS, the poller, a real webhook out."""
+
+import hashlib
+import hmac
+import time
+
+import pytest
+
+from tests.e2e.stack import LocalStack
+from tests.webhook_sink import WebhookSink
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    running = LocalStack(tmp_path_factory.mktemp("data"), SCHEDULE_TICK_SECONDS="2").start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def page(stack):
+    return stack.admin("bootstrap")
+
+
+def wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+def subscribe(stack, page, url, **extra):
+    answer = stack.send(
+        "POST", f"/v1/pages/{page['page_id']}/subscribers", page["api_key"],
+        {"subscriber": {"endpoint": url, "email": "ops@example.com", **extra}},
+    )
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def test_exactly_one_signed_post_per_incident_update(stack, page):
+    key, page_id = page["api_key"], page["page_id"]
+    with WebhookSink() as sink:
+        subscribe(stack, page, sink.url)
+        incident = stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Down"}}).json()
+        assert wait_for(lambda: len(sink.received) == 1, timeout=10)  # within 10 s (CONTRACT)
+        stack.send("PATCH", f"/v1/pages/{page_id}/incidents/{incident['id']}", key, {"incident": {"status": "resolved", "body": "ok"}})
+        assert wait_for(lambda: len(sink.received) == 2, timeout=10)
+        time.sleep(3)
+        assert len(sink.received) == 2
+        secret = stack.get(f"/v1/pages/{page_id}/webhook_secret", key).json()["webhook_secret"]
+        for delivery in sink.received:
+            assert set(delivery["json"]) == {"meta", "page", "incident"}
+            expected = "sha256=" + hmac.new(secret.encode(), delivery["raw"], hashlib.sha256).hexdigest()
+            assert delivery["headers"]["X-Webhook-Signature"] == expected
+        assert [d["json"]["incident"]["status"] for d in sink.received] == ["investigating", "resolved"]
+
+
+def test_silent_incidents_and_other_components_send_nothing(stack, page):
+    key, page_id = page["api_key"], page["page_id"]
+    mine = stack.send("POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "API"}}).json()
+    other = stack.send("POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "Web"}}).json()
+    with WebhookSink() as sink:
+        subscribe(stack, page, sink.url, component_ids=[mine["id"]])
+        stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "quiet", "deliver_notifications": False}})
+        stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "web", "components": {other["id"]: "major_outage"}}})
+        time.sleep(5)
+        assert sink.received == []
+
+
+def test_failing_endpoint_is_quarantined_and_reactivated(stack, page):
+    key, page_id = page["api_key"], page["page_id"]
+    with WebhookSink(status=503) as sink:
+        subscriber = subscribe(stack, page, sink.url)
+        stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "x"}})
+        path = f"/v1/pages/{page_id}/subscribers/{subscriber['id']}"
+        assert wait_for(lambda: stack.get(path, key).json()["state"] == "quarantined", timeout=40)
+        assert len(sink.received) == 3
+        answer = stack.send("POST", f"/v1/pages/{page_id}/subscribers/reactivate", key, {"subscribers": [subscriber["id"]]})
+        assert answer.status_code == 204
+        assert stack.get(path, key).json()["state"] == "active"
+
+
+def test_maintenance_moves_itself(stack, page):
+    from datetime import UTC, datetime, timedelta
+
+    key, page_id = page["api_key"], page["page_id"]
+    start = datetime.now(UTC) + timedelta(seconds=15)
+    incident = stack.send(
+        "POST", f"/v1/pages/{page_id}/incidents", key,
+        {"incident": {
+            "name": "Upgrade", "status": "scheduled", "scheduled_for": start.isoformat(),
+            "scheduled_until": (start + timedelta(seconds=20)).isoformat(),
+            "scheduled_auto_in_progress": True, "scheduled_auto_completed": True,
+        }},
+    ).json()
+    path = f"/v1/pages/{page_id}/incidents/{incident['id']}"
+    assert wait_for(lambda: stack.get(path, key).json()["status"] == "in_progress", timeout=40)
+    assert wait_for(lambda: stack.get(path, key).json()["status"] == "completed", timeout=40)
