@@ -35,8 +35,52 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-test: lint
+test: lint infra-check chromium
 	$(PY) -m pytest -q
+
+# The public page's browser tests drive Debian's chromium and chromedriver (no browser
+# download is possible); installed once, when missing.
+.PHONY: chromium
+chromium:
+	@(command -v chromium && command -v chromedriver) >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 
 bench: $(VENV)/.dev
 	$(PY) -m pytest -q -m bench -s tests/bench
+
+# Deployment to AWS. `make package`: the prod Lambda zip and SAM template in dist/, built from a
+# Python 3.13 venv because `chalice package` sets the Lambda runtime from the Python it runs on;
+# `make infra-check` (part of `make test`) packages and runs cfn-lint on the result.
+.PHONY: package infra infra-check
+PACKAGE_VENV := .venv-package
+CFNLINT_VENV := .venv-cfnlint
+DIST := dist
+
+# Regenerates the committed infra/resources.json and .chalice/policy-prod.json from the models
+# and the app (tests/infra fails until they match the code).
+infra: $(VENV)/.runtime
+	$(PY) -m infra.generate
+
+$(PACKAGE_VENV)/.installed: requirements.txt
+	rm -rf $(PACKAGE_VENV)
+	PYTHON313=$$(sh infra/python313.sh) && $$PYTHON313 -m venv $(PACKAGE_VENV)
+	$(PACKAGE_VENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements.txt
+	touch $@
+
+$(CFNLINT_VENV)/.installed: infra/requirements-cfnlint.txt
+	rm -rf $(CFNLINT_VENV)
+	$(PYTHON) -m venv $(CFNLINT_VENV)
+	$(CFNLINT_VENV)/bin/python -m pip --disable-pip-version-check -q install -r infra/requirements-cfnlint.txt
+	touch $@
+
+# The region only satisfies chalice's AWS session: the template says ${AWS::Region} throughout.
+package: $(PACKAGE_VENV)/.installed
+	rm -rf $(DIST)
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
+		$(PACKAGE_VENV)/bin/chalice package --stage prod --merge-template infra/resources.json $(DIST)
+	@ls -l $(DIST)
+
+infra-check: package $(CFNLINT_VENV)/.installed
+	$(CFNLINT_VENV)/bin/cfn-lint $(DIST)/sam.json
+	@echo "cfn-lint: $(DIST)/sam.json has no errors"
+	$(CFNLINT_VENV)/bin/python -m infra.check_package $(DIST)/sam.json

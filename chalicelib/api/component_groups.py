@@ -4,8 +4,10 @@ spellings `component-groups` and `components-groups`."""
 from chalice import Blueprint
 
 from chalicelib.api.pages import PAGE_CONFIGURATION
-from chalicelib.domain import components
+from chalicelib.domain import component_groups, components
+from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
+from chalicelib.schemas.common import Pagination
 from chalicelib.schemas.components import (
     ComponentGroupCreate,
     ComponentGroupOut,
@@ -15,65 +17,59 @@ from chalicelib.views.components import group_out
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "component groups")
-SPELLINGS = ("component-groups", "components-groups")
-
-
-def _groups_path(spelling: str) -> str:
-    return f"/v1/pages/{{page_id}}/{spelling}"
-
-
-def _shown(page_id: str, group_id: str) -> ComponentGroupOut:
-    records = components.components_of(page_id)
-    return group_out(records, components.find(records, group_id, group=True))
+CURRENT_SPELLING = "component-groups"
+ARCHIVED_SPELLING = "components-groups"
 
 
 def list_component_groups(request: ApiRequest):
     page = request.page()
     records = components.components_of(page.id)
-    return [group_out(records, record) for record in records if record.group]
+    groups = [record for record in records if record.group]
+    return [group_out(records, group) for group in paginate(groups, request.query)]
 
 
 def create_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     fields = request.parse(ComponentGroupCreate).component_group
-    group = components.create_group(page.id, fields)
-    return _shown(page.id, group.id)
+    written = component_groups.create_group(page.id, fields)
+    return group_out(written.records, written.record)
 
 
 def get_component_group(request: ApiRequest):
     page = request.page()
-    return _shown(page.id, request.params["id"])
+    records = components.components_of(page.id)
+    return group_out(records, components.find(records, request.params["id"], group=True))
 
 
 def update_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     fields = request.parse(ComponentGroupUpdate).component_group
-    group = components.update_group(page.id, request.params["id"], fields)
-    return _shown(page.id, group.id)
+    written = component_groups.update_group(page.id, request.params["id"], fields)
+    return group_out(written.records, written.record)
 
 
 def delete_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    group, members = components.delete_group(page.id, request.params["id"])
+    removal = component_groups.delete_group(page.id, request.params["id"])
+    # CONTRACT: the archived style answers 204, the current one the deleted group.
     if request.archived:
         return Reply(None, 204)
-    return group_out([], group, members)
+    return group_out(removal.records, removal.record, removal.member_ids)
 
 
-for spelling in SPELLINGS:
-    groups, group = _groups_path(spelling), _groups_path(spelling) + "/{id}"
-    # The current style knows one spelling; the archived one answers to both.
-    style = Style.BOTH if spelling == "component-groups" else Style.ARCHIVED
+def _register(collection: str, style: Style) -> None:
+    member = collection.removesuffix(".json") + "/{id}"
     router.route(
-        groups,
+        collection,
         ["GET"],
         summary="List component groups",
         response=ComponentGroupOut,
         many=True,
+        query=Pagination,
         style=style,
     )(list_component_groups)
     router.route(
-        groups,
+        collection,
         ["POST"],
         summary="Create a component group",
         body=ComponentGroupCreate,
@@ -82,10 +78,10 @@ for spelling in SPELLINGS:
         style=style,
     )(create_component_group)
     router.route(
-        group, ["GET"], summary="Get a component group", response=ComponentGroupOut, style=style
+        member, ["GET"], summary="Get a component group", response=ComponentGroupOut, style=style
     )(get_component_group)
     router.route(
-        group,
+        member,
         ["PATCH", "PUT"],
         summary="Update a component group",
         body=ComponentGroupUpdate,
@@ -93,9 +89,14 @@ for spelling in SPELLINGS:
         style=style,
     )(update_component_group)
     router.route(
-        group,
+        member,
         ["DELETE"],
-        summary="Delete a component group (archived style: 204)",
+        summary="Delete a component group; its components stay (archived style: 204)",
         response=ComponentGroupOut,
         style=style,
     )(delete_component_group)
+
+
+_register(f"/v1/pages/{{page_id}}/{CURRENT_SPELLING}", Style.BOTH)
+# The archived style also knows the other spelling (SPEC 4.7).
+_register(f"/v1/pages/{{page_id}}/{ARCHIVED_SPELLING}.json", Style.ARCHIVED)

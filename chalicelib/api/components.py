@@ -4,7 +4,9 @@ from chalice import Blueprint
 
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import components
+from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
+from chalicelib.schemas.common import Pagination
 from chalicelib.schemas.components import ComponentCreate, ComponentOut, ComponentUpdate
 from chalicelib.views.components import component_out
 
@@ -14,16 +16,22 @@ COMPONENTS = "/v1/pages/{page_id}/components"
 COMPONENT = COMPONENTS + "/{component_id}"
 
 
-def _shown(page_id: str, component_id: str) -> ComponentOut:
-    records = components.components_of(page_id)
-    return component_out(records, components.find(records, component_id))
+def _shown(written: components.Written) -> ComponentOut:
+    return component_out(written.records, written.record)
 
 
-@router.route(COMPONENTS, ["GET"], summary="List components", response=ComponentOut, many=True)
+@router.route(
+    COMPONENTS,
+    ["GET"],
+    summary="List components, groups included, in page order",
+    response=ComponentOut,
+    many=True,
+    query=Pagination,
+)
 def list_components(request: ApiRequest):
     page = request.page()
     records = components.components_of(page.id)
-    return [component_out(records, record) for record in records]
+    return [component_out(records, record) for record in paginate(records, request.query)]
 
 
 @router.route(
@@ -37,14 +45,14 @@ def list_components(request: ApiRequest):
 def create_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     fields = request.parse(ComponentCreate).component
-    component = components.create_component(page.id, fields)
-    return _shown(page.id, component.id)
+    return _shown(components.create_component(page.id, fields))
 
 
 @router.route(COMPONENT, ["GET"], summary="Get a component", response=ComponentOut)
 def get_component(request: ApiRequest):
     page = request.page()
-    return _shown(page.id, request.params["component_id"])
+    records = components.components_of(page.id)
+    return component_out(records, components.find(records, request.params["component_id"]))
 
 
 @router.route(
@@ -57,11 +65,15 @@ def get_component(request: ApiRequest):
 def update_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     fields = request.parse(ComponentUpdate).component
-    component = components.update_component(page.id, request.params["component_id"], fields)
-    return _shown(page.id, component.id)
+    return _shown(components.update_component(page.id, request.params["component_id"], fields))
 
 
-@router.route(COMPONENT, ["DELETE"], summary="Delete a component", status=204)
+@router.route(
+    COMPONENT,
+    ["DELETE"],
+    summary="Delete a component (a group: its members stay, orphaned)",
+    status=204,
+)
 def delete_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     components.delete_component(page.id, request.params["component_id"])

@@ -13,6 +13,7 @@ from pynamodb.expressions.condition import Condition
 from chalicelib import clock, ids
 from chalicelib.domain import component_effects
 from chalicelib.domain import incident_states as states
+from chalicelib.domain.public_page import refresh_public_page
 from chalicelib.http import errors
 from chalicelib.notify import outbox
 from chalicelib.schemas.incidents import IncidentFields
@@ -56,9 +57,12 @@ def _group(records: list[IncidentRecord]) -> list[Incident]:
     return [incident for incident in incidents.values() if incident.record is not None]
 
 
-def list_incidents(page_id: str) -> list[Incident]:
+def list_incidents(page_id: str, *, consistent: bool = False) -> list[Incident]:
     records = IncidentRecord.query(
-        page_id, IncidentRecord.key.startswith(INCIDENT_PREFIX), scan_index_forward=False
+        page_id,
+        IncidentRecord.key.startswith(INCIDENT_PREFIX),
+        scan_index_forward=False,
+        consistent_read=consistent,
     )
     return _group(list(records))
 
@@ -237,6 +241,7 @@ def _commit(
     except TransactWriteError:
         raise errors.conflict() from None
     outbox.publish(events)
+    refresh_public_page(record.page_id)
 
 
 def _apply_components(
@@ -380,6 +385,7 @@ def delete_incident(page_id: str, incident_id: str) -> Incident:
     with IncidentRecord.batch_write() as batch:
         for update in incident.updates:
             batch.delete(update)
+    refresh_public_page(page_id)
     return incident
 
 
@@ -394,4 +400,5 @@ def edit_update(page_id: str, incident_id: str, update_id: str, changes: dict) -
         setattr(update, name, _utc(value) if isinstance(value, datetime) else value)
     update.updated_at = clock.now()
     update.save()
+    refresh_public_page(page_id)
     return incident

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock
-from chalicelib.domain import incidents, uptime
+from chalicelib.domain import components, incidents, uptime
 from chalicelib.domain.pages import profile_of
 from chalicelib.public import content
 from chalicelib.store import snapshots
 from chalicelib.store.components import Component
-from chalicelib.store.incidents import INCIDENT_PREFIX, IncidentRecord
 from chalicelib.store.models import Claim, Page
 from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
 
@@ -30,7 +29,7 @@ UPTIME_WINDOW = timedelta(days=91)
 DETAILED_INCIDENTS = 100
 LISTED_INCIDENTS = 1000
 _LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
-_DECODED_CACHE_SIZE = 64
+_DECODED_CACHE_SIZE = 32
 
 
 @dataclass(frozen=True)
@@ -50,10 +49,7 @@ def refresh(page_id: str) -> Snapshot | None:
     except Page.DoesNotExist:
         return None
     # Consistent reads: a refresh runs right after the write it must show.
-    records = sorted(
-        Component.query(page_id, consistent_read=True),
-        key=lambda record: (record.position, record.created_at),
-    )
+    records = components.components_of(page_id, consistent=True)
     entries = [content.incident_entry(incident) for incident in _incidents_of(page_id)]
     history = _uptime_history(page, records)
     detailed, listed = DETAILED_INCIDENTS, LISTED_INCIDENTS
@@ -78,13 +74,7 @@ def refresh(page_id: str) -> Snapshot | None:
 
 
 def _incidents_of(page_id: str) -> list[incidents.Incident]:
-    records = IncidentRecord.query(
-        page_id,
-        IncidentRecord.key.startswith(INCIDENT_PREFIX),
-        scan_index_forward=False,
-        consistent_read=True,
-    )
-    return incidents._group(list(records))
+    return incidents.list_incidents(page_id, consistent=True)
 
 
 def _uptime_history(page: Page, records: list[Component]) -> dict:

@@ -6,6 +6,7 @@ import secrets
 from pynamodb.exceptions import TransactWriteError, UpdateError
 
 from chalicelib import clock, ids
+from chalicelib.domain.public_page import refresh_public_page
 from chalicelib.http import errors
 from chalicelib.schemas.pages import DEFAULT_COLORS, PageFields
 from chalicelib.store.base import plain_dict, transaction
@@ -146,6 +147,7 @@ def update_page(page: Page, fields: PageFields) -> Page:
     page.profile = {**profile_of(page), **_profile_changes(fields)}
     page.updated_at = clock.now()
     _commit(page, new_claims, old_claims)
+    refresh_public_page(page.id)
     return page
 
 
@@ -168,6 +170,7 @@ def update_embed_config(page: Page, changes: dict) -> Page:
             Page.updated_at.set(clock.now()),
         ]
     )
+    refresh_public_page(page.id)
     return page
 
 

@@ -8,6 +8,7 @@ import secrets
 from chalicelib import clock
 from chalicelib.domain import incidents
 from chalicelib.domain.markdown_text import strip_harmful
+from chalicelib.domain.public_page import refresh_public_page
 from chalicelib.http import errors
 from chalicelib.notify import outbox
 from chalicelib.schemas.incidents import PostmortemPublishFields
@@ -34,6 +35,7 @@ def _save(record: IncidentRecord, postmortem: dict | None) -> None:
     record.postmortem = postmortem
     record.updated_at = clock.now()
     record.save()
+    refresh_public_page(record.page_id)
 
 
 def get(page_id: str, incident_id: str) -> dict:
@@ -104,6 +106,7 @@ def publish(
                 outbox.stage_event(writes, page_id, POSTMORTEM_EVENT, {"incident_id": incident_id})
             )
     outbox.publish(events)
+    refresh_public_page(page_id)
     return postmortem
 
 

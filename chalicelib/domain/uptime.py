@@ -166,7 +166,8 @@ def _months_later(day: date, months: int) -> date:
 
 def resolve_range(start: str | None, end: str | None, first_day: date, today: date) -> Range:
     """The dates an uptime query covers: by default from the component's first day or 90
-    days ago, whichever is later, to today; never past today nor before the first day."""
+    days before the end, whichever is later, to today; never past today nor before the
+    first day."""
     warnings = []
     range_end = _partial_date(end, "end", last=True) if end else today
     if range_end > today:
@@ -178,7 +179,7 @@ def resolve_range(start: str | None, end: str | None, first_day: date, today: da
             range_start = first_day
             warnings.append(START_ADJUSTED)
     else:
-        range_start = max(first_day, today - timedelta(days=90))
+        range_start = max(first_day, range_end - timedelta(days=90))
     if start and range_start > range_end:
         raise errors.invalid("start", "must be on or before the end of the range")
     if range_end > _months_later(range_start, MAX_RANGE_MONTHS):
@@ -193,7 +194,7 @@ def _related(page_id: str, component_ids: set[str], start: datetime, end: dateti
         record = incident.record
         opened = (record.scheduled_for if record.scheduled else None) or record.created_at
         closed = record.resolved_at or clock.now()
-        if opened >= end or closed < start:
+        if opened > end or closed < start:
             continue
         for component_id in set(record.component_ids or []) & component_ids:
             related[component_id].append({"id": record.id})

@@ -13,11 +13,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from pynamodb.exceptions import PutError
+from pynamodb.exceptions import PutError, TransactWriteError
 
 from chalicelib import clock
 from chalicelib.domain import pages, subscribers
 from chalicelib.notify import content, email, sms, webhook
+from chalicelib.store.base import transaction
 from chalicelib.store.deliveries import DeliveryClaim
 from chalicelib.store.models import Page
 
@@ -25,7 +26,7 @@ logger = logging.getLogger(__name__)
 ATTEMPTS = 3
 RETRY_WINDOW_SECONDS = 30
 BACKOFF_SECONDS = (2, 5)
-PARALLEL_SENDS = 16
+PARALLEL_SENDS = 8
 CLAIM_KEPT_FOR = timedelta(days=7)
 
 
@@ -78,14 +79,31 @@ def _send(message: dict, recipient: dict, secret: str | None) -> bool:
     return False
 
 
+def _claim_all(event_id: str, recipients: list[dict]) -> list[dict]:
+    """The recipients this delivery may send to. One transaction claims the whole batch; only
+    when some were claimed before (a redelivered message) is each claimed on its own."""
+    try:
+        with transaction() as writes:
+            for recipient in recipients:
+                writes.save(
+                    DeliveryClaim(
+                        f"{event_id}#{recipient['id']}", expires_at=clock.now() + CLAIM_KEPT_FOR
+                    ),
+                    condition=DeliveryClaim.id.does_not_exist(),
+                )
+        return recipients
+    except TransactWriteError:
+        return [r for r in recipients if _claim(event_id, r["id"]) is not None]
+
+
 def _deliver_one(message: dict, recipient: dict, secret: str | None) -> bool:
-    claim = _claim(message["event_id"], recipient["id"])
-    if claim is None:
-        return False
     delivered = _send(message, recipient, secret)
-    claim.update(actions=[DeliveryClaim.outcome.set("delivered" if delivered else "failed")])
-    if not delivered and recipient["quarantinable"]:
-        subscribers.quarantine_by_id(message["page_id"], recipient["id"])
+    if not delivered:
+        DeliveryClaim(f"{message['event_id']}#{recipient['id']}").update(
+            actions=[DeliveryClaim.outcome.set("failed")]
+        )
+        if recipient["quarantinable"]:
+            subscribers.quarantine_by_id(message["page_id"], recipient["id"])
     return delivered
 
 
@@ -97,8 +115,7 @@ def deliver(message: dict) -> int:
             secret = pages.webhook_secret_of(Page.get(message["page_id"]))
         except Page.DoesNotExist:
             return 0
+    claimed = _claim_all(message["event_id"], message["recipients"])
     with ThreadPoolExecutor(max_workers=PARALLEL_SENDS) as pool:
-        outcomes = pool.map(
-            lambda recipient: _deliver_one(message, recipient, secret), message["recipients"]
-        )
+        outcomes = pool.map(lambda recipient: _deliver_one(message, recipient, secret), claimed)
         return sum(1 for delivered in outcomes if delivered)

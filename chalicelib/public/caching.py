@@ -16,7 +16,7 @@ from chalicelib import clock
 MAX_AGE_SECONDS = 10
 # Views that show "today" or "the past 14 days" change with time, not only with writes.
 TIME_BUCKET_SECONDS = 600
-_RENDERED_CACHE_SIZE = 256
+_RENDERED_CACHE_SIZE = 64
 _rendered: OrderedDict[str, str] = OrderedDict()
 
 

@@ -199,8 +199,8 @@ def history_page(data: dict, base: str, month: str | None, now: datetime) -> str
         **_common(data, base),
         month_label=date(year, number, 1).strftime("%B %Y"),
         entries=days.in_month(data["incidents"], time_zone, year, number),
-        older="%04d-%02d" % older if earliest and older >= earliest else None,
-        newer="%04d-%02d" % newer if newer <= (today.year, today.month) else None,
+        older=f"{older[0]:04d}-{older[1]:02d}" if earliest and older >= earliest else None,
+        newer=f"{newer[0]:04d}-{newer[1]:02d}" if newer <= (today.year, today.month) else None,
     )
 
 

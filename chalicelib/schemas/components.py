@@ -1,28 +1,58 @@
 """Component and component group bodies (SPEC 2.7, 2.8, 4.6, 4.7)."""
 
 import datetime
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 from chalicelib.schemas.common import Clearable, Email, Name, OutSchema, Schema, Text
 
 ComponentStatus = Literal[
     "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance"
 ]
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _day_only(value):
+    # pydantic would also take timestamps and datetimes; SPEC 2.7 says YYYY-MM-DD.
+    if isinstance(value, (int, float)) or (isinstance(value, str) and not _DAY.match(value)):
+        raise ValueError("must be a date as YYYY-MM-DD")
+    return value
+
+
+Day = Annotated[datetime.date, BeforeValidator(_day_only)]
+
+
+def _ids(value):
+    """Form bodies send one id as a plain value and "no ids" as one blank one."""
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        return [item.strip() if isinstance(item, str) else item for item in value if item != ""]
+    return value
+
+
+def _distinct(value: list[str]) -> list[str]:
+    return list(dict.fromkeys(value))
+
+
+ComponentIds = Annotated[list[str], BeforeValidator(_ids), AfterValidator(_distinct)]
 
 
 class ComponentFields(Schema):
     name: Name | None = None
     description: Text | None = None
-    # An empty status restores a third-party component's official one.
+    # An empty status restores a third-party component's official one (SPEC 3.1).
     status: ComponentStatus | Literal[""] | None = None
-    group_id: Annotated[str | None, Clearable] = None
-    position: int | None = Field(None, ge=1)
+    group_id: Annotated[str | None, Clearable] = Field(
+        None, description="id of the parent group; empty to take the component out of its group"
+    )
+    position: int | None = Field(None, ge=1, description="1-based place in the page order")
     showcase: bool | None = None
     only_show_if_degraded: bool | None = None
     automation_email: Annotated[Email | None, Clearable] = None
-    start_date: Annotated[datetime.date | None, Clearable] = None
+    start_date: Annotated[Day | None, Clearable] = None
 
 
 class ComponentCreateFields(ComponentFields):
@@ -30,7 +60,8 @@ class ComponentCreateFields(ComponentFields):
 
 
 class ComponentCreate(Schema):
-    component: ComponentCreateFields
+    # Validated even when absent, so an empty body is a 422 naming `name`.
+    component: ComponentCreateFields = Field(default_factory=dict, validate_default=True)
 
 
 class ComponentUpdate(Schema):
@@ -63,26 +94,47 @@ class GroupAsComponentOut(ComponentOut):
 class ComponentGroupFields(Schema):
     name: Name | None = None
     description: Text | None = None
-    components: list[str] | None = Field(None, description="ids of the member components")
-    position: int | None = Field(None, ge=1)
+    components: ComponentIds | None = Field(None, description="ids of the member components")
+    position: int | None = Field(None, ge=1, description="1-based place in the page order")
 
-    @field_validator("components", mode="before")
+    @field_validator("components")
     @classmethod
-    def _one_id_is_a_list(cls, value):
-        return [value] if isinstance(value, str) else value
+    def _not_empty(cls, value):
+        if value is not None and not value:
+            raise ValueError("a group cannot be empty")
+        return value
 
 
 class ComponentGroupCreateFields(ComponentGroupFields):
     name: Name
-    components: list[str]
+    components: ComponentIds
+
+
+def _description_beside_the_group(data):
+    """Statuspage's reference puts `description` beside `component_group`, not in it."""
+    if isinstance(data, dict) and isinstance(data.get("component_group"), dict):
+        inner = data["component_group"]
+        if "description" in data and "description" not in inner:
+            return {**data, "component_group": {**inner, "description": data["description"]}}
+    return data
 
 
 class ComponentGroupCreate(Schema):
-    component_group: ComponentGroupCreateFields
+    component_group: ComponentGroupCreateFields = Field(default_factory=dict, validate_default=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _description_beside(cls, data):
+        return _description_beside_the_group(data)
 
 
 class ComponentGroupUpdate(Schema):
     component_group: ComponentGroupFields
+
+    @model_validator(mode="before")
+    @classmethod
+    def _description_beside(cls, data):
+        return _description_beside_the_group(data)
 
 
 class ComponentGroupOut(OutSchema):

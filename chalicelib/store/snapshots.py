@@ -18,7 +18,7 @@ from pynamodb.attributes import (
 from pynamodb.exceptions import DeleteError, TransactWriteError
 from pynamodb.models import Model
 
-from chalicelib.store.base import transaction, table_meta
+from chalicelib.store.base import table_meta, transaction
 
 PAGE = "page"
 SUBDOMAIN = "subdomain"

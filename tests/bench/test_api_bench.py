@@ -16,7 +16,8 @@ def test_dynamodb_calls_per_request(world, dynamodb_calls, monkeypatch):
         "GET /pages/{id}": lambda: api.get(f"/v1/pages/{page}"),
         "GET /components": lambda: api.get(f"/v1/pages/{page}/components"),
         "PATCH /components/{id} status": lambda: api.patch(
-            f"/v1/pages/{page}/components/{component['id']}", {"component": {"status": "major_outage"}}
+            f"/v1/pages/{page}/components/{component['id']}",
+            {"component": {"status": "major_outage"}},
         ),
         "GET /incidents": lambda: api.get(f"/v1/pages/{page}/incidents"),
         "GET /incidents/{id}": lambda: api.get(f"/v1/pages/{page}/incidents/{incident['id']}"),
@@ -34,4 +35,6 @@ def test_dynamodb_calls_per_request(world, dynamodb_calls, monkeypatch):
             call()
         seconds = (time.perf_counter() - started) / rounds
         per_request = (dynamodb_calls.count() - before) / rounds
-        print(f"{name:34} {per_request:5.1f} DynamoDB calls/request  {1 / seconds:7.0f} requests/s (in-process moto)")
+        print(
+            f"{name:34} {per_request:5.1f} DynamoDB calls/request  {1 / seconds:7.0f} requests/s (in-process moto)"
+        )

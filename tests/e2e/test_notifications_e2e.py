@@ -35,7 +35,9 @@ def wait_for(condition, timeout=30.0):
 
 def subscribe(stack, page, url, **extra):
     answer = stack.send(
-        "POST", f"/v1/pages/{page['page_id']}/subscribers", page["api_key"],
+        "POST",
+        f"/v1/pages/{page['page_id']}/subscribers",
+        page["api_key"],
         {"subscriber": {"endpoint": url, "email": "ops@example.com", **extra}},
     )
     assert answer.status_code == 201, answer.text
@@ -46,28 +48,54 @@ def test_exactly_one_signed_post_per_incident_update(stack, page):
     key, page_id = page["api_key"], page["page_id"]
     with WebhookSink() as sink:
         subscribe(stack, page, sink.url)
-        incident = stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Down"}}).json()
+        incident = stack.send(
+            "POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Down"}}
+        ).json()
         assert wait_for(lambda: len(sink.received) == 1, timeout=10)  # within 10 s (CONTRACT)
-        stack.send("PATCH", f"/v1/pages/{page_id}/incidents/{incident['id']}", key, {"incident": {"status": "resolved", "body": "ok"}})
+        stack.send(
+            "PATCH",
+            f"/v1/pages/{page_id}/incidents/{incident['id']}",
+            key,
+            {"incident": {"status": "resolved", "body": "ok"}},
+        )
         assert wait_for(lambda: len(sink.received) == 2, timeout=10)
         time.sleep(3)
         assert len(sink.received) == 2
         secret = stack.get(f"/v1/pages/{page_id}/webhook_secret", key).json()["webhook_secret"]
         for delivery in sink.received:
             assert set(delivery["json"]) == {"meta", "page", "incident"}
-            expected = "sha256=" + hmac.new(secret.encode(), delivery["raw"], hashlib.sha256).hexdigest()
+            expected = (
+                "sha256=" + hmac.new(secret.encode(), delivery["raw"], hashlib.sha256).hexdigest()
+            )
             assert delivery["headers"]["X-Webhook-Signature"] == expected
-        assert [d["json"]["incident"]["status"] for d in sink.received] == ["investigating", "resolved"]
+        assert [d["json"]["incident"]["status"] for d in sink.received] == [
+            "investigating",
+            "resolved",
+        ]
 
 
 def test_silent_incidents_and_other_components_send_nothing(stack, page):
     key, page_id = page["api_key"], page["page_id"]
-    mine = stack.send("POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "API"}}).json()
-    other = stack.send("POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "Web"}}).json()
+    mine = stack.send(
+        "POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "API"}}
+    ).json()
+    other = stack.send(
+        "POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": "Web"}}
+    ).json()
     with WebhookSink() as sink:
         subscribe(stack, page, sink.url, component_ids=[mine["id"]])
-        stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "quiet", "deliver_notifications": False}})
-        stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "web", "components": {other["id"]: "major_outage"}}})
+        stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/incidents",
+            key,
+            {"incident": {"name": "quiet", "deliver_notifications": False}},
+        )
+        stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/incidents",
+            key,
+            {"incident": {"name": "web", "components": {other["id"]: "major_outage"}}},
+        )
         time.sleep(5)
         assert sink.received == []
 
@@ -80,7 +108,12 @@ def test_failing_endpoint_is_quarantined_and_reactivated(stack, page):
         path = f"/v1/pages/{page_id}/subscribers/{subscriber['id']}"
         assert wait_for(lambda: stack.get(path, key).json()["state"] == "quarantined", timeout=40)
         assert len(sink.received) == 3
-        answer = stack.send("POST", f"/v1/pages/{page_id}/subscribers/reactivate", key, {"subscribers": [subscriber["id"]]})
+        answer = stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/subscribers/reactivate",
+            key,
+            {"subscribers": [subscriber["id"]]},
+        )
         assert answer.status_code == 204
         assert stack.get(path, key).json()["state"] == "active"
 
@@ -91,12 +124,19 @@ def test_maintenance_moves_itself(stack, page):
     key, page_id = page["api_key"], page["page_id"]
     start = datetime.now(UTC) + timedelta(seconds=15)
     incident = stack.send(
-        "POST", f"/v1/pages/{page_id}/incidents", key,
-        {"incident": {
-            "name": "Upgrade", "status": "scheduled", "scheduled_for": start.isoformat(),
-            "scheduled_until": (start + timedelta(seconds=20)).isoformat(),
-            "scheduled_auto_in_progress": True, "scheduled_auto_completed": True,
-        }},
+        "POST",
+        f"/v1/pages/{page_id}/incidents",
+        key,
+        {
+            "incident": {
+                "name": "Upgrade",
+                "status": "scheduled",
+                "scheduled_for": start.isoformat(),
+                "scheduled_until": (start + timedelta(seconds=20)).isoformat(),
+                "scheduled_auto_in_progress": True,
+                "scheduled_auto_completed": True,
+            }
+        },
     ).json()
     path = f"/v1/pages/{page_id}/incidents/{incident['id']}"
     assert wait_for(lambda: stack.get(path, key).json()["status"] == "in_progress", timeout=40)

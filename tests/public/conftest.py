@@ -5,16 +5,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.api.conftest import (  # noqa: F401 (fixtures)
-    Answer,
-    Api,
-    aws,
-    chalice_app,
-    dynamodb_calls,
-    http,
-    make_world,
-    world,
-)
+from tests.api.conftest import *  # noqa: F403 (the app over moto, `world`, `dynamodb_calls`)
+from tests.api.conftest import Answer, Api
 
 
 @dataclass

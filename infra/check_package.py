@@ -1,0 +1,67 @@
+"""Checks `chalice package` output against what the merged template assumes about it.
+
+`python -m infra.check_package dist/sam.json` (stdlib only; `make infra-check` runs it after
+cfn-lint). infra/generate.py predicts Chalice's logical ids for the functions and their roles;
+cfn-lint catches a policy naming a role that does not exist, this catches the reverse: a role,
+function or queue of the package that the generated resources missed.
+"""
+
+import json
+import sys
+
+PACKAGE_RUNTIME = "python3.13"
+
+
+def _queue_name(queue) -> str | None:
+    """Chalice refers to a queue by ARN: a string, or `Fn::Sub` of one."""
+    arn = queue.get("Fn::Sub") if isinstance(queue, dict) else queue
+    return arn.rsplit(":", 1)[-1] if isinstance(arn, str) else None
+
+
+def problems(template: dict) -> list[str]:
+    resources = template["Resources"]
+    found = []
+    app_policy_roles = {
+        role["Ref"]
+        for role in resources.get("AppPolicy", {}).get("Properties", {}).get("Roles", [])
+    }
+    queue_names = {
+        resource["Properties"]["QueueName"]
+        for resource in resources.values()
+        if resource.get("Type") == "AWS::SQS::Queue"
+    }
+    for logical_id, resource in sorted(resources.items()):
+        kind = resource.get("Type")
+        if kind is None:
+            found.append(f"{logical_id}: merged into nothing (Chalice emits no such resource)")
+        elif kind == "AWS::IAM::Role" and logical_id not in app_policy_roles:
+            found.append(f"{logical_id}: a function role without the app's policy")
+        elif kind == "AWS::Serverless::Function":
+            properties = resource["Properties"]
+            if properties.get("Runtime") != PACKAGE_RUNTIME:
+                found.append(
+                    f"{logical_id}: runtime {properties.get('Runtime')}, not {PACKAGE_RUNTIME}"
+                )
+            if "AppPolicy" not in resource.get("DependsOn", []):
+                found.append(f"{logical_id}: does not wait for the app's policy")
+            for event_id, event in properties.get("Events", {}).items():
+                if event["Type"] != "SQS":
+                    continue
+                if _queue_name(event["Properties"]["Queue"]) not in queue_names:
+                    found.append(f"{logical_id}.{event_id}: reads a queue the template lacks")
+    return found
+
+
+def main() -> None:
+    path = sys.argv[1] if len(sys.argv) > 1 else "dist/sam.json"
+    with open(path) as file:
+        found = problems(json.load(file))
+    for problem in found:
+        print(f"{path}: {problem}", file=sys.stderr)
+    if found:
+        sys.exit(1)
+    print(f"{path}: every role, function and queue of the package is covered by infra/")
+
+
+if __name__ == "__main__":
+    main()

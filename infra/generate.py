@@ -1,0 +1,440 @@
+"""The CloudFormation resources of a stage, generated from the code: `python -m infra.generate`.
+
+Writes two files that are committed (a test fails when they and the code disagree):
+
+- `infra/resources.json`, merged into `chalice package` output (`--merge-template`):
+  one DynamoDB table per PynamoDB model of `chalicelib.store` (keys, indexes, TTL, point-in-time
+  recovery, on-demand billing); for each queue an `@app.on_sqs_message` function reads, the
+  queue (Chalice only refers to it by name) with a dead-letter queue and a redrive policy; the
+  IAM policies of the functions' roles; the deployment's own settings as stack parameters;
+  and, merged into the functions Chalice emits, their names, those settings, and `DependsOn`.
+- `.chalice/policy-<stage>.json`, the policy Chalice gives each function's role
+  (`autogen_policy` is false): writing to the function's own log groups, nothing else.
+
+Chalice's policy generator does not see PynamoDB, SQS, SES or SNS calls made through our own
+modules, so the data-plane permissions are written here, on the exact ARNs of the resources
+this template creates. They live in separate `AWS::IAM::Policy` resources because merged
+template lists replace Chalice's (a `Policies` list on the roles would drop Chalice's).
+"""
+
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from chalice.config import Config
+from chalice.constants import DEFAULT_LAMBDA_TIMEOUT
+from chalice.utils import to_cfn_resource_name
+
+ROOT = Path(__file__).resolve().parent.parent
+RESOURCES_FILE = ROOT / "infra" / "resources.json"
+CHALICE_DIR = ROOT / ".chalice"
+DEFAULT_STAGE = "prod"
+
+# A message that failed this many receives moves to the dead-letter queue.
+MAX_RECEIVE_COUNT = 5
+# AWS's advice for a queue that triggers a Lambda function: visibility at least 6x its timeout.
+VISIBILITY_PER_FUNCTION_TIMEOUT = 6
+MESSAGE_RETENTION_SECONDS = 4 * 24 * 3600
+# Dead letters are kept as long as SQS allows, so there is time to look at them.
+DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600
+
+# What the code calls on its tables (tests/infra checks the code for calls not granted here).
+# TransactWriteItems is not an IAM action: each item of a transaction is authorized as its own
+# PutItem / UpdateItem / DeleteItem (ConditionCheckItem for a bare condition check, unused).
+DYNAMODB_ACTIONS = [
+    "dynamodb:GetItem",  # Model.get, refresh
+    "dynamodb:PutItem",  # save, TransactWrite.save
+    "dynamodb:UpdateItem",  # update
+    "dynamodb:DeleteItem",  # delete, TransactWrite.delete, batch deletes
+    "dynamodb:Query",  # Model.query, index.query
+    "dynamodb:BatchWriteItem",  # Model.batch_write
+]
+QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
+# What Lambda's event source mapping needs to poll a queue for a function.
+QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+EMAIL_ACTIONS = ["ses:SendEmail"]  # chalicelib/notify/email.py; SendRawEmail is not used
+SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
+LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+
+# Deployment settings that differ per installation: stack parameters, passed to every function.
+PARAMETERS = {
+    "PublicBaseUrl": {
+        "variable": "PUBLIC_BASE_URL",
+        "Type": "String",
+        "AllowedPattern": "^https?://[^/]+.*$",
+        "Description": "Where links in notifications and feeds point: the public page's "
+        "https:// base URL (a custom domain, or the API Gateway URL ending in /api).",
+    },
+    "NotificationsFrom": {
+        "variable": "NOTIFICATIONS_FROM",
+        "Type": "String",
+        "AllowedPattern": "^[^@\\s]+@[^@\\s]+$",
+        "Description": "From address of notification emails when a page sets none; "
+        "an SES-verified identity of this account and region.",
+    },
+}
+
+
+@contextmanager
+def _stage_environment(stage: str):
+    """`chalicelib.config` names resources after `STAGE`; name them for `stage` for a moment."""
+    saved = os.environ.get("STAGE")
+    os.environ["STAGE"] = stage
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("STAGE", None)
+        else:
+            os.environ["STAGE"] = saved
+
+
+def _short_name(full_name: str, prefix: str, what: str) -> str:
+    """`statuspage-test-pages` -> `pages`: models and queues are named when first imported."""
+    if not full_name.startswith(prefix):
+        raise RuntimeError(
+            f"{what} {full_name!r} does not start with {prefix!r}: the code was imported "
+            "under another STAGE than the one set now"
+        )
+    return full_name[len(prefix) :]
+
+
+def _table_name(short_name: str, stage: str) -> str:
+    from chalicelib import config
+
+    with _stage_environment(stage):
+        return config.table_name(short_name)
+
+
+def _queue_name(short_name: str, stage: str) -> str:
+    from chalicelib import config
+
+    with _stage_environment(stage):
+        return config.queue_name(short_name)
+
+
+def _chalice_config(stage: str, function_name: str) -> Config:
+    config_from_disk = json.loads((CHALICE_DIR / "config.json").read_text())
+    return Config(
+        chalice_stage=stage, function_name=function_name, config_from_disk=config_from_disk
+    )
+
+
+def _key_schema(keys: list[dict]) -> list[dict]:
+    # DynamoDB wants the hash key first; PynamoDB lists them in attribute order.
+    ordered = sorted(keys, key=lambda key: key["KeyType"] != "HASH")
+    return [{"AttributeName": k["AttributeName"], "KeyType": k["KeyType"]} for k in ordered]
+
+
+def _index(index: dict) -> dict:
+    return {
+        "IndexName": index["index_name"],
+        "KeySchema": _key_schema(index["key_schema"]),
+        "Projection": index["projection"],
+    }
+
+
+def table_resources(stage: str) -> dict[str, dict]:
+    """One `AWS::DynamoDB::Table` per model of `chalicelib.store`, keyed by logical id."""
+    from chalicelib import config
+    from chalicelib.store.tables import all_models
+
+    resources = {}
+    for model in all_models():
+        short = _short_name(model.Meta.table_name, config.table_name(""), "table")
+        schema = model._get_schema()
+        properties: dict[str, Any] = {
+            "TableName": _table_name(short, stage),
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": sorted(
+                schema["attribute_definitions"], key=lambda a: a["AttributeName"]
+            ),
+            "KeySchema": _key_schema(schema["key_schema"]),
+        }
+        if schema["global_secondary_indexes"]:
+            properties["GlobalSecondaryIndexes"] = [
+                _index(index) for index in schema["global_secondary_indexes"]
+            ]
+        if schema["local_secondary_indexes"]:
+            properties["LocalSecondaryIndexes"] = [
+                _index(index) for index in schema["local_secondary_indexes"]
+            ]
+        properties["PointInTimeRecoverySpecification"] = {"PointInTimeRecoveryEnabled": True}
+        ttl = model._ttl_attribute()
+        if ttl is not None:
+            properties["TimeToLiveSpecification"] = {
+                "AttributeName": ttl.attr_name,
+                "Enabled": True,
+            }
+        resources[to_cfn_resource_name(short) + "Table"] = {
+            "Type": "AWS::DynamoDB::Table",
+            # The data outlives the stack: deleting the stack leaves the tables in place.
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+            "Properties": properties,
+        }
+    return resources
+
+
+def functions(stage: str) -> list[dict]:
+    """The Lambda functions `chalice package` makes of the app: logical ids, names, roles.
+
+    Chalice names them (`chalice.utils.to_cfn_resource_name`): the REST API is `APIHandler`,
+    each other function is its Python name in CamelCase; with `autogen_policy` false each has
+    its own role, `<name>_role` in CamelCase. FunctionName is what `chalice deploy` would use,
+    so the log groups have the same names whichever way the app is deployed.
+    """
+    from app import app
+    from chalicelib import config
+
+    app_name = _chalice_config(stage, "api_handler").app_name
+    found = []
+    if app.routes:
+        found.append(
+            {
+                "name": "api_handler",
+                "logical_id": "APIHandler",
+                "function_name": f"{app_name}-{stage}",
+                "role": to_cfn_resource_name("api_handler_role"),
+                "queue": None,
+            }
+        )
+    if app.websocket_handlers:
+        raise NotImplementedError("websocket handlers: infra/generate.py does not know them yet")
+    handlers = [*app.event_sources, *app.pure_lambda_functions]
+    handlers += list(app.builtin_auth_handlers)
+    for handler in handlers:
+        queue = getattr(handler, "queue", None)
+        if getattr(handler, "queue_arn", None):
+            raise NotImplementedError(f"{handler.name}: a queue given by ARN is not ours to create")
+        found.append(
+            {
+                "name": handler.name,
+                "logical_id": to_cfn_resource_name(handler.name),
+                "function_name": f"{app_name}-{stage}-{handler.name}",
+                "role": to_cfn_resource_name(f"{handler.name}_role"),
+                "queue": _short_name(queue, config.queue_name(""), "queue") if queue else None,
+            }
+        )
+    return found
+
+
+def _timeout(stage: str, function_name: str) -> int:
+    return _chalice_config(stage, function_name).lambda_timeout or DEFAULT_LAMBDA_TIMEOUT
+
+
+def queue_resources(stage: str) -> dict[str, dict]:
+    """Each queue a function reads, with its dead-letter queue."""
+    timeouts: dict[str, int] = {}
+    for function in functions(stage):
+        if function["queue"]:
+            timeout = _timeout(stage, function["name"])
+            timeouts[function["queue"]] = max(timeouts.get(function["queue"], 0), timeout)
+    resources = {}
+    for short in sorted(timeouts):
+        logical_id = _queue_id(short)
+        dead_letters_id = logical_id.removesuffix("Queue") + "DeadLetterQueue"
+        name = _queue_name(short, stage)
+        resources[dead_letters_id] = {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": f"{name}-dlq",
+                "MessageRetentionPeriod": DEAD_LETTER_RETENTION_SECONDS,
+                "SqsManagedSseEnabled": True,
+            },
+        }
+        resources[logical_id] = {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": name,
+                "VisibilityTimeout": VISIBILITY_PER_FUNCTION_TIMEOUT * timeouts[short],
+                "MessageRetentionPeriod": MESSAGE_RETENTION_SECONDS,
+                "SqsManagedSseEnabled": True,
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": {"Fn::GetAtt": [dead_letters_id, "Arn"]},
+                    "maxReceiveCount": MAX_RECEIVE_COUNT,
+                },
+            },
+        }
+    return resources
+
+
+def _queue_id(short_name: str) -> str:
+    return to_cfn_resource_name(short_name) + "Queue"
+
+
+def _arn(logical_id: str) -> dict:
+    return {"Fn::GetAtt": [logical_id, "Arn"]}
+
+
+def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict]) -> dict:
+    """The data-plane permissions of every function's role, on this template's resources."""
+    table_arns: list[Any] = []
+    for logical_id, table in tables.items():
+        table_arns.append(_arn(logical_id))
+        properties = table["Properties"]
+        indexes = [
+            *properties.get("GlobalSecondaryIndexes", []),
+            *properties.get("LocalSecondaryIndexes", []),
+        ]
+        table_arns += [
+            {"Fn::Sub": f"${{{logical_id}.Arn}}/index/{index['IndexName']}"} for index in indexes
+        ]
+    statements: list[dict[str, Any]] = [
+        {"Sid": "Tables", "Effect": "Allow", "Action": DYNAMODB_ACTIONS, "Resource": table_arns}
+    ]
+    queue_ids = [key for key, queue in queues.items() if "RedrivePolicy" in queue["Properties"]]
+    if queue_ids:
+        statements.append(
+            {
+                "Sid": "SendToQueues",
+                "Effect": "Allow",
+                "Action": QUEUE_SENDER_ACTIONS,
+                "Resource": [_arn(logical_id) for logical_id in queue_ids],
+            }
+        )
+    statements += [
+        {
+            "Sid": "Email",
+            "Effect": "Allow",
+            "Action": EMAIL_ACTIONS,
+            # Any verified identity of this account and region: a page may set its own sender.
+            "Resource": {
+                "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"
+            },
+        },
+        {
+            "Sid": "Sms",
+            "Effect": "Allow",
+            "Action": SMS_ACTIONS,
+            # An SMS is published to a phone number, which has no ARN: AWS requires "*" here.
+            "Resource": "*",
+        },
+    ]
+    every_function = functions(stage)
+    resources: dict[str, dict] = {
+        "AppPolicy": {
+            "Type": "AWS::IAM::Policy",
+            "Properties": {
+                "PolicyName": "app",
+                "Roles": [{"Ref": function["role"]} for function in every_function],
+                "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+            },
+        }
+    }
+    for function in every_function:
+        if function["queue"]:
+            resources[function["logical_id"] + "QueuePolicy"] = {
+                "Type": "AWS::IAM::Policy",
+                "Properties": {
+                    "PolicyName": "read-queue",
+                    "Roles": [{"Ref": function["role"]}],
+                    "PolicyDocument": {
+                        "Version": "2012-10-17",
+                        "Statement": [
+                            {
+                                "Sid": "ReadOwnQueue",
+                                "Effect": "Allow",
+                                "Action": QUEUE_CONSUMER_ACTIONS,
+                                "Resource": _arn(_queue_id(function["queue"])),
+                            }
+                        ],
+                    },
+                },
+            }
+    return resources
+
+
+def function_overrides(stage: str) -> dict[str, dict]:
+    """What the template adds to the functions Chalice emits (merged key by key).
+
+    A function waits for its policies: Lambda refuses to map a queue to a function whose role
+    cannot read it yet, and a scheduled function may run as soon as it exists. Waiting for the
+    queue policy also waits for the queue, which Chalice's template refers to by name only.
+    """
+    overrides = {}
+    for function in functions(stage):
+        depends_on = ["AppPolicy"]
+        if function["queue"]:
+            depends_on.append(function["logical_id"] + "QueuePolicy")
+        overrides[function["logical_id"]] = {
+            "DependsOn": depends_on,
+            "Properties": {
+                "FunctionName": function["function_name"],
+                "Environment": {
+                    "Variables": {
+                        spec["variable"]: {"Ref": name} for name, spec in PARAMETERS.items()
+                    }
+                },
+            },
+        }
+    return overrides
+
+
+def template(stage: str = DEFAULT_STAGE) -> dict:
+    """The template fragment for `chalice package --stage <stage> --merge-template`."""
+    tables = table_resources(stage)
+    queues = queue_resources(stage)
+    parameters = {
+        name: {key: value for key, value in spec.items() if key != "variable"}
+        for name, spec in PARAMETERS.items()
+    }
+    return {
+        "Description": f"Status page service, stage {stage} (generated by infra/generate.py)",
+        "Parameters": parameters,
+        "Resources": {
+            **tables,
+            **queues,
+            **policy_resources(stage, tables, queues),
+            **function_overrides(stage),
+        },
+    }
+
+
+def role_policy(stage: str = DEFAULT_STAGE) -> dict:
+    """`.chalice/policy-<stage>.json`: each role writes to its own function's log groups.
+
+    Chalice puts this document inline in every function role, in `chalice package` output and
+    with `chalice deploy`. It can't refer to the template's resources (it is plain JSON), so the
+    data-plane permissions are in the template's `AWS::IAM::Policy` resources instead.
+    """
+    prefix = f"{_chalice_config(stage, 'api_handler').app_name}-{stage}"
+    groups = f"arn:*:logs:*:*:log-group:/aws/lambda/{prefix}"
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {
+                "Sid": "OwnLogGroups",
+                "Effect": "Allow",
+                "Action": LOG_ACTIONS,
+                # The API handler's group is `<app>-<stage>`, the others' `<app>-<stage>-<name>`.
+                "Resource": [groups, f"{groups}:*", f"{groups}-*"],
+            }
+        ],
+    }
+
+
+def role_policy_file(stage: str = DEFAULT_STAGE) -> Path:
+    return CHALICE_DIR / (
+        _chalice_config(stage, "api_handler").iam_policy_file or f"policy-{stage}.json"
+    )
+
+
+def render(document: dict) -> str:
+    return json.dumps(document, indent=2) + "\n"
+
+
+def main() -> None:
+    """Writes the files of the stage `make package` deploys (whatever `STAGE` is set now)."""
+    stage = DEFAULT_STAGE
+    RESOURCES_FILE.write_text(render(template(stage)))
+    role_policy_file(stage).write_text(render(role_policy(stage)))
+    print(
+        f"wrote {RESOURCES_FILE.relative_to(ROOT)} and {role_policy_file(stage).relative_to(ROOT)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

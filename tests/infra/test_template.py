@@ -1,0 +1,271 @@
+"""The committed AWS resources follow the code: tables, queues, dead letters, least privilege.
+
+The tests run under STAGE=test (tests/conftest.py); the template is the prod stage's, so names
+are compared through `generate`'s stage-explicit helpers, never through the environment.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from chalice.app import SQSEventConfig
+
+from infra import check_package, generate
+
+ROOT = Path(__file__).resolve().parents[2]
+STAGE = "prod"
+REGENERATE = "infra/ and the code disagree: run `make infra` and commit the result"
+
+
+@pytest.fixture(scope="module")
+def template() -> dict:
+    return json.loads(generate.RESOURCES_FILE.read_text())
+
+
+@pytest.fixture(scope="module")
+def resources(template) -> dict:
+    return template["Resources"]
+
+
+def of_type(resources: dict, kind: str) -> dict:
+    return {key: value for key, value in resources.items() if value.get("Type") == kind}
+
+
+def policy_documents(resources: dict) -> dict[str, dict]:
+    documents = {
+        key: value["Properties"]["PolicyDocument"]
+        for key, value in of_type(resources, "AWS::IAM::Policy").items()
+    }
+    documents["role policy file"] = json.loads(generate.role_policy_file(STAGE).read_text())
+    return documents
+
+
+def statements(resources: dict):
+    for name, document in policy_documents(resources).items():
+        for statement in document["Statement"]:
+            yield name, statement
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def prod_name(full_name: str) -> str:
+    """`statuspage-test-pages` (the name under the tests' STAGE) -> `statuspage-prod-pages`."""
+    from chalicelib import config
+
+    short = full_name.removeprefix(config.table_name(""))
+    return generate._table_name(short, STAGE)
+
+
+def models():
+    from chalicelib.store.tables import all_models
+
+    return all_models()
+
+
+def queues_the_app_reads() -> set[str]:
+    from app import app
+
+    return {
+        prod_name(source.queue)
+        for source in app.event_sources
+        if isinstance(source, SQSEventConfig)
+    }
+
+
+def queues_the_code_sends_to() -> set[str]:
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    short_names = [value for name, value in vars(queues).items() if name.isupper()]
+    return {prod_name(config.queue_name(short)) for short in short_names}
+
+
+def test_committed_template_is_what_the_code_generates_now():
+    assert generate.RESOURCES_FILE.read_text() == generate.render(generate.template(STAGE)), (
+        REGENERATE
+    )
+
+
+def test_committed_role_policy_is_what_the_code_generates_now():
+    written = generate.role_policy_file(STAGE).read_text()
+    assert written == generate.render(generate.role_policy(STAGE)), REGENERATE
+
+
+def test_every_model_has_its_table_with_its_keys_and_indexes(resources):
+    tables = {
+        table["Properties"]["TableName"]: table["Properties"]
+        for table in of_type(resources, "AWS::DynamoDB::Table").values()
+    }
+    assert set(tables) == {prod_name(model.Meta.table_name) for model in models()}, REGENERATE
+    for model in models():
+        table = tables[prod_name(model.Meta.table_name)]
+        expected_keys = [
+            {"AttributeName": model._hash_key_attribute().attr_name, "KeyType": "HASH"}
+        ]
+        if model._range_key_attribute():
+            expected_keys.append(
+                {"AttributeName": model._range_key_attribute().attr_name, "KeyType": "RANGE"}
+            )
+        assert table["KeySchema"] == expected_keys, model.__name__
+        declared = {index["IndexName"] for index in table.get("GlobalSecondaryIndexes", [])}
+        declared |= {index["IndexName"] for index in table.get("LocalSecondaryIndexes", [])}
+        assert declared == set(model._indexes), model.__name__
+        defined = {definition["AttributeName"] for definition in table["AttributeDefinitions"]}
+        keys = {key["AttributeName"] for key in table["KeySchema"]}
+        for index in table.get("GlobalSecondaryIndexes", []):
+            keys |= {key["AttributeName"] for key in index["KeySchema"]}
+        assert defined == keys, model.__name__
+
+
+def test_tables_are_on_demand_with_point_in_time_recovery_and_kept_on_stack_deletion(resources):
+    for logical_id, table in of_type(resources, "AWS::DynamoDB::Table").items():
+        properties = table["Properties"]
+        assert properties["BillingMode"] == "PAY_PER_REQUEST", logical_id
+        assert properties["PointInTimeRecoverySpecification"] == {
+            "PointInTimeRecoveryEnabled": True
+        }, logical_id
+        assert table["DeletionPolicy"] == table["UpdateReplacePolicy"] == "Retain", logical_id
+
+
+def test_models_with_a_ttl_attribute_have_time_to_live(resources):
+    ttl_of = {
+        table["Properties"]["TableName"]: table["Properties"].get("TimeToLiveSpecification")
+        for table in of_type(resources, "AWS::DynamoDB::Table").values()
+    }
+    for model in models():
+        ttl = model._ttl_attribute()
+        expected = {"AttributeName": ttl.attr_name, "Enabled": True} if ttl else None
+        assert ttl_of[prod_name(model.Meta.table_name)] == expected, model.__name__
+
+
+def test_every_queue_the_code_uses_is_in_the_template_with_a_dead_letter_queue(resources):
+    queues = of_type(resources, "AWS::SQS::Queue")
+    by_name = {queue["Properties"]["QueueName"]: key for key, queue in queues.items()}
+    used = queues_the_app_reads() | queues_the_code_sends_to()
+    assert used, "the app reads no queue: this test would check nothing"
+    for name in sorted(used):
+        assert name in by_name, f"{name}: {REGENERATE}"
+        redrive = queues[by_name[name]]["Properties"]["RedrivePolicy"]
+        assert redrive["maxReceiveCount"] == 5
+        dead_letters = redrive["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        assert dead_letters in queues and dead_letters != by_name[name]
+        assert "RedrivePolicy" not in queues[dead_letters]["Properties"]
+
+
+def test_queues_stay_invisible_longer_than_their_functions_run(resources):
+    for queue in of_type(resources, "AWS::SQS::Queue").values():
+        if "RedrivePolicy" in queue["Properties"]:
+            assert queue["Properties"]["VisibilityTimeout"] >= 6 * 60
+
+
+def test_no_policy_grants_a_wildcard_action(resources):
+    for name, statement in statements(resources):
+        assert statement["Effect"] == "Allow" and "NotAction" not in statement, name
+        assert "NotResource" not in statement, name
+        for action in as_list(statement["Action"]):
+            assert "*" not in action, f"{name}: {action}"
+
+
+def test_only_sms_publishing_has_a_star_resource(resources):
+    # An SMS goes to a phone number, which has no ARN: AWS requires Resource "*" for it.
+    for name, statement in statements(resources):
+        if "*" in as_list(statement["Resource"]):
+            assert as_list(statement["Action"]) == ["sns:Publish"], name
+
+
+def test_table_permissions_name_exactly_the_tables_and_indexes_of_the_template(resources):
+    tables = of_type(resources, "AWS::DynamoDB::Table")
+    expected = set()
+    for logical_id, table in tables.items():
+        expected.add(json.dumps({"Fn::GetAtt": [logical_id, "Arn"]}))
+        for index in table["Properties"].get("GlobalSecondaryIndexes", []):
+            arn = {"Fn::Sub": f"${{{logical_id}.Arn}}/index/{index['IndexName']}"}
+            expected.add(json.dumps(arn))
+    granted = set()
+    for _, statement in statements(resources):
+        if any(action.startswith("dynamodb:") for action in as_list(statement["Action"])):
+            granted |= {json.dumps(resource) for resource in as_list(statement["Resource"])}
+    assert granted == expected
+
+
+def test_every_function_waits_for_the_policies_it_runs_with(resources):
+    for function in generate.functions(STAGE):
+        depends_on = resources[function["logical_id"]]["DependsOn"]
+        assert "AppPolicy" in depends_on
+        if function["queue"]:
+            # Lambda refuses to map a queue to a function whose role cannot read it yet.
+            assert function["logical_id"] + "QueuePolicy" in depends_on
+
+
+def test_role_policy_file_only_writes_the_functions_own_logs():
+    document = json.loads(generate.role_policy_file(STAGE).read_text())
+    for statement in document["Statement"]:
+        assert all(action.startswith("logs:") for action in statement["Action"])
+        for resource in statement["Resource"]:
+            assert resource.startswith("arn:*:logs:*:*:log-group:/aws/lambda/statuspage-prod")
+
+
+# PynamoDB calls -> the IAM action each needs. Found by reading the source of the code that
+# runs on Lambda (the local stack and the admin CLI run with other credentials).
+CALLS = {
+    "dynamodb:GetItem": r"\b[A-Z]\w*\.get\(|\.refresh\(",
+    "dynamodb:PutItem": r"\.save\(",
+    "dynamodb:UpdateItem": r"\.update\(\s*actions=",
+    "dynamodb:DeleteItem": r"\.delete\(",
+    "dynamodb:Query": r"\.query\(",
+    "dynamodb:BatchWriteItem": r"\.batch_write\(",
+    "dynamodb:BatchGetItem": r"\.batch_get\(",
+    "dynamodb:Scan": r"\.scan\(",
+    "dynamodb:ConditionCheckItem": r"\.condition_check\(",
+    "dynamodb:DescribeTable": r"\.describe_table\(",
+}
+
+
+def lambda_source() -> str:
+    files = [ROOT / "app.py", *sorted((ROOT / "chalicelib").rglob("*.py"))]
+    skipped = (ROOT / "chalicelib" / "local", ROOT / "chalicelib" / "admin.py")
+    return "\n".join(
+        path.read_text() for path in files if not any(path.is_relative_to(s) for s in skipped)
+    )
+
+
+def test_the_policy_grants_the_dynamodb_actions_the_code_calls_and_no_others():
+    source = lambda_source()
+    called = {action for action, pattern in CALLS.items() if re.search(pattern, source)}
+    assert set(generate.DYNAMODB_ACTIONS) == called, (
+        "grant exactly what the code calls: edit DYNAMODB_ACTIONS in infra/generate.py, "
+        "then run `make infra`"
+    )
+
+
+def test_package_check_finds_a_role_without_the_app_policy_and_an_unknown_queue():
+    package = {
+        "Resources": {
+            "AppPolicy": {"Type": "AWS::IAM::Policy", "Properties": {"Roles": []}},
+            "ReaderRole": {"Type": "AWS::IAM::Role", "Properties": {}},
+            "Reader": {
+                "Type": "AWS::Serverless::Function",
+                "DependsOn": ["AppPolicy"],
+                "Properties": {
+                    "Runtime": "python3.13",
+                    "Events": {
+                        "ReaderSqsEventSource": {
+                            "Type": "SQS",
+                            "Properties": {
+                                "Queue": {"Fn::Sub": "arn:${AWS::Partition}:sqs:x:y:gone"}
+                            },
+                        }
+                    },
+                },
+            },
+            "Stray": {"Properties": {"FunctionName": "x"}},
+        }
+    }
+    assert check_package.problems(package) == [
+        "Reader.ReaderSqsEventSource: reads a queue the template lacks",
+        "ReaderRole: a function role without the app's policy",
+        "Stray: merged into nothing (Chalice emits no such resource)",
+    ]
