@@ -36,7 +36,7 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff check --fix .
 
 test: lint infra-check chromium
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
 # download is possible); installed once, when missing.

@@ -18,7 +18,7 @@ shows the dense rank 1..n (`position_of`).
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, get_args
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -26,19 +26,13 @@ from pynamodb.transactions import TransactWrite
 from chalicelib import clock, config, ids
 from chalicelib.http import errors
 from chalicelib.notify import outbox
-from chalicelib.schemas.components import ComponentFields
+from chalicelib.schemas.components import ComponentFields, ComponentStatus
 from chalicelib.store.base import transaction
 from chalicelib.store.components import Component, ComponentStatusChange
 from chalicelib.store.outbox import OutboxEvent
 
+STATUSES = get_args(ComponentStatus)
 OPERATIONAL = "operational"
-STATUSES = (
-    OPERATIONAL,
-    "degraded_performance",
-    "partial_outage",
-    "major_outage",
-    "under_maintenance",
-)
 COMPONENT_UPDATE_EVENT = "component_update"
 # DynamoDB takes at most 100 items in one transaction.
 MAX_TRANSACTION_ITEMS = 100
