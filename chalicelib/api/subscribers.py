@@ -3,6 +3,7 @@
 from chalice import Blueprint
 
 from chalicelib import clock
+from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import incidents, subscribers
 from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
@@ -29,7 +30,6 @@ blueprint = Blueprint(__name__)
 router = Router(blueprint, "subscribers")
 PAGE_SUBSCRIBERS = "/v1/pages/{page_id}/subscribers"
 INCIDENT_SUBSCRIBERS = "/v1/pages/{page_id}/incidents/{incident_id}/subscribers"
-PAGE_CONFIGURATION = "page_configuration"
 
 
 def subscriber_out(subscriber: Subscriber) -> SubscriberOut:

@@ -24,6 +24,7 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import clock, config, ids
+from chalicelib.domain.public_page import refresh_public_page
 from chalicelib.http import errors
 from chalicelib.notify import outbox
 from chalicelib.schemas.components import ComponentFields, ComponentStatus
@@ -311,18 +312,6 @@ def edit_components(page_id: str, change: Callable[[Edit], T]) -> T:
         refresh_public_page(page_id)
         return result
     raise errors.conflict()
-
-
-def refresh_public_page(page_id: str) -> None:
-    """Rebuild what the public page keeps precomputed, now that its components changed."""
-    # Imported here: the snapshot reads incidents and uptime, which read components.
-    from chalicelib.domain import page_snapshot
-
-    try:
-        page_snapshot.refresh(page_id)
-    except Exception:
-        # The change is committed: the client must hear so. The next write refreshes again.
-        logger.exception("public page of %s not refreshed", page_id)
 
 
 def _automation_email(component_id: str) -> str:
