@@ -32,8 +32,10 @@ def rate_limit_per_minute() -> int:
 
 
 def public_base_url() -> str:
-    """Where links in notifications and feeds point (the public page host)."""
-    return os.environ.get("PUBLIC_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+    """Where links in notifications and feeds point (the public page host); by default the
+    address the local stack serves on."""
+    default = f"http://127.0.0.1:{os.environ.get('PORT', '8000')}"
+    return (os.environ.get("PUBLIC_BASE_URL") or default).rstrip("/")
 
 
 def notifications_sender() -> str:

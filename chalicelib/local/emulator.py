@@ -1,16 +1,39 @@
-"""moto's HTTP server as the embedded AWS: DynamoDB, SQS, SES and SNS on a loopback port."""
+"""moto's HTTP server as the embedded AWS (DynamoDB, SQS, SES, SNS) on a loopback port, with
+the journal at its boundary so that what it acknowledged survives a restart."""
+
+import threading
+from pathlib import Path
 
 import boto3
-from moto.server import ThreadedMotoServer
+from moto.moto_server.werkzeug_app import (
+    DomainDispatcherApplication,
+    MotoRequestHandler,
+    create_backend_app,
+)
+from werkzeug.serving import make_server
 
 from chalicelib import config
+from chalicelib.local.journal import Journal
 from chalicelib.store.tables import create_all
 
 
-def start(port: int) -> ThreadedMotoServer:
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    return server
+class Emulator:
+    def __init__(self, port: int, data_dir: Path):
+        self.journal = Journal(
+            data_dir, DomainDispatcherApplication(create_backend_app), config.region()
+        )
+        self.server = make_server(
+            "127.0.0.1", port, self.journal, threaded=True, request_handler=MotoRequestHandler
+        )
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, name="emulator", daemon=True
+        )
+
+    def start(self, app) -> bool:
+        """Serve, create what the app needs, load the journal; True when data was found."""
+        self.thread.start()
+        create_resources(app)
+        return self.journal.recover()
 
 
 def declared_queues(app) -> list[str]:

@@ -1,0 +1,301 @@
+"""The emulator's journal: every write it acknowledged outlives any kind of stop.
+
+moto keeps its state in memory only. This WSGI middleware sits at the emulator's HTTP boundary
+and appends each successful DynamoDB write, and each SQS send and delete, to a log file before
+the answer leaves: whoever was told "done" (the API, the admin CLI, the pollers) was told so
+after the write reached the file, so a SIGKILL right after the answer loses nothing. At start
+the last snapshot is loaded, the logs after it replayed, and both compacted into a new snapshot;
+a long-running stack compacts again every `COMPACT_AFTER` records.
+
+Why requests rather than item images: a write's effect depends only on the state before it, and
+writes are applied and logged one at a time under one lock, so replaying the log in order
+rebuilds exactly the acknowledged state, conditional writes and counters included. SQS is kept
+as the messages sent and not yet deleted: one received but not deleted at the stop comes back
+after the restart, as it would after its visibility timeout on AWS.
+
+Files in the data directory: `snapshot.json` (`covers`: the last log generation it includes)
+and `journal-<generation>.log` (one JSON record a line; a torn last line is a write that was
+never acknowledged, and is skipped).
+"""
+
+import io
+import json
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+logger = logging.getLogger(__name__)
+
+DYNAMODB = "DynamoDB_20120810"
+SQS = "AmazonSQS"
+DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+SQS_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch"}
+COMPACT_AFTER = 20_000
+SNAPSHOT = "snapshot.json"
+# Written by the stack before the journal existed: the tables only, loaded once if found.
+LEGACY_SNAPSHOT = "dynamodb.json"
+
+
+class Journal:
+    """Wraps moto's WSGI app; `recover()` at start, then every write is logged."""
+
+    def __init__(self, directory: Path, app, region: str):
+        self.directory = directory
+        self.app = app
+        self.regions = {region}
+        self.lock = threading.Lock()
+        self.generation = 0
+        self.records = 0
+        self.log: int | None = None  # the open log's descriptor; None until recovered
+        self.messages: dict[str, dict] = {}  # SQS message id -> its region, queue and body
+        self.receipts: dict[str, str] = {}  # receipt handle -> message id
+
+    # The HTTP boundary.
+
+    def __call__(self, environ: dict, start_response):
+        service, _, action = environ.get("HTTP_X_AMZ_TARGET", "").partition(".")
+        logged = (service == DYNAMODB and action in DYNAMODB_WRITES) or (
+            service == SQS and action in SQS_WRITES
+        )
+        receiving = service == SQS and action == "ReceiveMessage"
+        if self.log is None or not (logged or receiving):
+            return self.app(environ, start_response)
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        region = _region(environ.get("HTTP_AUTHORIZATION", ""))
+        if receiving:
+            status, headers, answer = self._call(environ)
+            if status.startswith("200") and answer.startswith(b"{"):
+                for message in json.loads(answer).get("Messages", []):
+                    self.receipts[message["ReceiptHandle"]] = message["MessageId"]
+        else:
+            with self.lock:
+                status, headers, answer = self._call(environ)
+                if status.startswith("200"):
+                    self._append(self._records(service, action, region, body, answer))
+        start_response(status, headers)
+        return [answer]
+
+    def _call(self, environ: dict) -> tuple[str, list, bytes]:
+        app_iter, status, headers = run_wsgi_app(self.app, environ, buffered=True)
+        return status, list(headers.items()), b"".join(app_iter)
+
+    def _records(self, service: str, action: str, region: str, body: bytes, answer: bytes):
+        if service == DYNAMODB:
+            return [{"dynamodb": action, "region": region, "body": body.decode()}]
+        request, response = json.loads(body), json.loads(answer)
+        queue = request.get("QueueUrl", "").rstrip("/").rsplit("/", 1)[-1]
+        if action == "SendMessage":
+            sent = [(response["MessageId"], request["MessageBody"])]
+        elif action == "SendMessageBatch":
+            bodies = {entry["Id"]: entry["MessageBody"] for entry in request["Entries"]}
+            sent = [(ok["MessageId"], bodies[ok["Id"]]) for ok in response.get("Successful", [])]
+        elif action == "DeleteMessage":
+            return self._deletes([request["ReceiptHandle"]])
+        else:
+            handles = {entry["Id"]: entry["ReceiptHandle"] for entry in request["Entries"]}
+            return self._deletes([handles[ok["Id"]] for ok in response.get("Successful", [])])
+        return [
+            {"send": message_id, "region": region, "queue": queue, "body": message_body}
+            for message_id, message_body in sent
+        ]
+
+    def _deletes(self, handles: list[str]) -> list[dict]:
+        # A handle from before the last start names a message that was re-sent under a new id:
+        # it is not in `receipts`, and the re-sent copy is handled (idempotently) once more.
+        message_ids = [self.receipts.pop(handle, None) for handle in handles]
+        return [{"delete": message_id} for message_id in message_ids if message_id]
+
+    def _append(self, records: list[dict]) -> None:
+        for record in records:
+            _apply_message(self.messages, record)
+        if records:
+            os.write(self.log, "".join(json.dumps(r) + "\n" for r in records).encode())
+            self.records += len(records)
+        if self.records >= COMPACT_AFTER:
+            self._compact()
+
+    # Start and compaction.
+
+    def recover(self) -> bool:
+        """Load the snapshot and replay the logs after it, then compact them into a new
+        snapshot and start logging. True when there was data to load."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        snapshot = self._read_snapshot()
+        covers = snapshot.get("covers", 0)
+        logs = sorted((g, path) for g, path in self._logs() if g > covers)
+        for region, tables in snapshot.get("tables", {}).items():
+            self.regions.add(region)
+            for table, items in tables.items():
+                self._load_items(region, table, items)
+        self.messages = dict(snapshot.get("messages", {}))
+        for _, path in logs:
+            for record in _read_log(path):
+                self._replay(record)
+        self.messages = self._send_again(self.messages)
+        self.generation = max([covers, *(generation for generation, _ in logs)])
+        compacted = self._compact()
+        return any(items for tables in compacted["tables"].values() for items in tables.values())
+
+    def _compact(self) -> dict:
+        """A snapshot of everything logged so far; then a new, empty log."""
+        covers = self.generation
+        snapshot = {
+            "covers": covers,
+            "tables": {region: self._scan_region(region) for region in sorted(self.regions)},
+            "messages": self.messages,
+        }
+        _write_atomically(self.directory / SNAPSHOT, json.dumps(snapshot))
+        self.generation = covers + 1
+        old, self.log = (
+            self.log,
+            os.open(self._log_path(self.generation), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644),
+        )
+        if old is not None:
+            os.close(old)
+        self.records = 0
+        for generation, path in self._logs():
+            if generation <= covers:
+                path.unlink()
+        (self.directory / LEGACY_SNAPSHOT).unlink(missing_ok=True)
+        return snapshot
+
+    def _read_snapshot(self) -> dict:
+        path = self.directory / SNAPSHOT
+        if path.exists():
+            return json.loads(path.read_text())
+        legacy = self.directory / LEGACY_SNAPSHOT
+        if legacy.exists():
+            # The old format held the tables as boto3 returned them: no binary attributes.
+            return {"tables": {next(iter(self.regions)): json.loads(legacy.read_text())}}
+        return {}
+
+    def _logs(self) -> Iterator[tuple[int, Path]]:
+        for path in self.directory.glob("journal-*.log"):
+            yield int(path.stem.removeprefix("journal-")), path
+
+    def _log_path(self, generation: int) -> Path:
+        return self.directory / f"journal-{generation}.log"
+
+    def _replay(self, record: dict) -> None:
+        if "dynamodb" in record:
+            self.regions.add(record["region"])
+            status, answer = self.request(
+                record["region"], "dynamodb", f"{DYNAMODB}.{record['dynamodb']}", record["body"]
+            )
+            if status != 200:
+                logger.warning("replaying %s failed: %s", record["dynamodb"], answer)
+        else:
+            _apply_message(self.messages, record)
+
+    def _send_again(self, messages: dict[str, dict]) -> dict[str, dict]:
+        """The queues start empty: the messages not yet deleted go back in, under new ids."""
+        sent: dict[str, dict] = {}
+        for message in messages.values():
+            url = self._queue_url(message["region"], message["queue"])
+            status, answer = self.request(
+                message["region"],
+                "sqs",
+                f"{SQS}.SendMessage",
+                json.dumps({"QueueUrl": url, "MessageBody": message["body"]}),
+            )
+            if status == 200:
+                sent[answer["MessageId"]] = message
+            else:
+                logger.warning("a message for %s could not be restored: %s", url, answer)
+        return sent
+
+    def _queue_url(self, region: str, queue: str) -> str:
+        _, answer = self.request(
+            region, "sqs", f"{SQS}.GetQueueUrl", json.dumps({"QueueName": queue})
+        )
+        return answer.get("QueueUrl", queue)
+
+    def _load_items(self, region: str, table: str, items: list[dict]) -> None:
+        for start in range(0, len(items), 25):
+            pending = {
+                table: [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+            }
+            while pending:
+                _, answer = self.request(
+                    region,
+                    "dynamodb",
+                    f"{DYNAMODB}.BatchWriteItem",
+                    json.dumps({"RequestItems": pending}),
+                )
+                pending = answer.get("UnprocessedItems")
+
+    def _scan_region(self, region: str) -> dict[str, list[dict]]:
+        tables: dict[str, list[dict]] = {}
+        _, listed = self.request(region, "dynamodb", f"{DYNAMODB}.ListTables", "{}")
+        for table in listed.get("TableNames", []):
+            items: list[dict] = []
+            query: dict = {"TableName": table}
+            while True:
+                _, answer = self.request(region, "dynamodb", f"{DYNAMODB}.Scan", json.dumps(query))
+                items.extend(answer.get("Items", []))
+                if "LastEvaluatedKey" not in answer:
+                    break
+                query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+            tables[table] = items
+        return tables
+
+    def request(self, region: str, service: str, target: str, payload: str) -> tuple[int, dict]:
+        """One call to the emulator's own app, bypassing the journal and the network."""
+        environ = EnvironBuilder(
+            method="POST",
+            path="/",
+            data=payload.encode(),
+            headers={
+                # moto routes by the credential scope; it checks no signature.
+                "Authorization": f"AWS4-HMAC-SHA256 Credential=journal/20200101/{region}/"
+                f"{service}/aws4_request, SignedHeaders=host, Signature=journal",
+                "X-Amz-Target": target,
+                "Content-Type": "application/x-amz-json-1.0",
+            },
+        ).get_environ()
+        status, _, answer = self._call(environ)
+        return int(status.split()[0]), json.loads(answer or b"{}")
+
+
+def _region(authorization: str) -> str:
+    """The region of a SigV4 `Authorization` header's credential scope."""
+    try:
+        return authorization.split("Credential=", 1)[1].split("/")[2]
+    except IndexError:
+        return "us-east-1"
+
+
+def _apply_message(messages: dict[str, dict], record: dict) -> None:
+    if "send" in record:
+        messages[record["send"]] = {
+            "region": record["region"],
+            "queue": record["queue"],
+            "body": record["body"],
+        }
+    elif "delete" in record:
+        messages.pop(record["delete"], None)
+
+
+def _read_log(path: Path) -> Iterator[dict]:
+    for line in path.read_text().splitlines():
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            # The process died mid-write: that write was never acknowledged.
+            logger.warning("%s ends with a torn record; skipped", path.name)
+            return
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    temporary = target.with_suffix(".tmp")
+    with open(temporary, "w") as file:
+        file.write(text)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, target)
