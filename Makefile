@@ -9,22 +9,23 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Marker files: a second `make run` reuses the venv until the requirements change.
-$(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PIP) install -r requirements.txt
+# Marker files: a second `make run` reuses the venv until the requirements change. The local
+# set is the runtime set plus the emulator; the dev set adds the test tools to it.
+$(VENV)/.local: requirements.txt requirements-local.txt | $(VENV)/bin/python
+	$(PIP) install -r requirements-local.txt
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
+$(VENV)/.dev: requirements.txt requirements-local.txt requirements-dev.txt | $(VENV)/bin/python
 	$(PIP) install -r requirements-dev.txt
-	touch $@ $(VENV)/.runtime
+	touch $@ $(VENV)/.local
 
-run: $(VENV)/.runtime
+run: $(VENV)/.local
 	$(PY) -m chalicelib.local
 
-bootstrap: $(VENV)/.runtime
+bootstrap: $(VENV)/.local
 	@$(PY) -m chalicelib.admin bootstrap
 
-admin: $(VENV)/.runtime
+admin: $(VENV)/.local
 	@$(PY) -m chalicelib.admin $(ARGS)
 
 lint: $(VENV)/.dev
@@ -58,7 +59,7 @@ DIST := dist
 
 # Regenerates the committed infra/resources.json and .chalice/policy-prod.json from the models
 # and the app (tests/infra fails until they match the code).
-infra: $(VENV)/.runtime
+infra: $(VENV)/.local
 	$(PY) -m infra.generate
 
 $(PACKAGE_VENV)/.installed: requirements.txt
