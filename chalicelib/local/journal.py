@@ -251,16 +251,21 @@ class Journal:
             method="POST",
             path="/",
             data=payload.encode(),
-            headers={
-                # moto routes by the credential scope; it checks no signature.
-                "Authorization": f"AWS4-HMAC-SHA256 Credential=journal/20200101/{region}/"
-                f"{service}/aws4_request, SignedHeaders=host, Signature=journal",
-                "X-Amz-Target": target,
-                "Content-Type": "application/x-amz-json-1.0",
-            },
+            headers=aws_headers(region, service, target),
         ).get_environ()
         status, _, answer = self._call(environ)
         return int(status.split()[0]), json.loads(answer or b"{}")
+
+
+def aws_headers(region: str, service: str, target: str) -> dict[str, str]:
+    """The headers of an AWS JSON call, as moto routes it: by the credential scope (moto checks
+    no signature) and the target."""
+    return {
+        "Authorization": f"AWS4-HMAC-SHA256 Credential=local/20200101/{region}/{service}/"
+        "aws4_request, SignedHeaders=host, Signature=local",
+        "X-Amz-Target": target,
+        "Content-Type": "application/x-amz-json-1.0",
+    }
 
 
 def _region(authorization: str) -> str:

@@ -55,6 +55,7 @@ class LocalStack:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            start_new_session=True,  # a group of its own, to stop as a terminal or supervisor does
         )
         deadline = time.monotonic() + timeout
         for line in self.process.stdout:
