@@ -17,7 +17,8 @@ def _port(name: str, default: int) -> int:
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # moto's per-request lines
+    for noisy in ("werkzeug", "botocore", "pynamodb"):  # per-request and per-client lines
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     os.environ["STAGE"] = os.environ.get("STAGE", "local")
     os.environ.pop("AWS_ENDPOINT_URL", None)  # this stack is the endpoint
     use_local_emulator_if_local()

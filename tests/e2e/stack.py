@@ -29,14 +29,14 @@ class LocalStack:
         self.environment = {
             key: value
             for key, value in os.environ.items()
-            if not key.startswith("AWS_") and key not in ("STAGE", "RATE_LIMIT_PER_MINUTE")
+            if not key.startswith("AWS_")
+            and key not in ("STAGE", "RATE_LIMIT_PER_MINUTE", "PUBLIC_BASE_URL")
         }
         self.environment.update(
             PORT=str(self.port),
             MOTO_PORT=str(self.moto_port),
             DATA_DIR=str(data_dir),
             RATE_LIMIT_PER_MINUTE="0",
-            PUBLIC_BASE_URL=f"http://127.0.0.1:{self.port}",
         )
         self.environment.update(environment)
         self.process: subprocess.Popen | None = None

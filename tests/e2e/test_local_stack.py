@@ -58,3 +58,12 @@ def test_rate_limit_over_http(tmp_path):
         assert int(stack.get("/v1/pages", created["api_key"]).headers["Retry-After"]) >= 1
     finally:
         stack.stop()
+
+
+def test_links_point_where_the_stack_serves(stack):
+    stack.start()
+    created = stack.admin("bootstrap")
+    summary = stack.get(f"/s/{created['page_id']}/api/v2/summary.json").json()
+    assert summary["page"]["url"].startswith(f"http://127.0.0.1:{stack.port}/s/")
+    feed = stack.get(f"/s/{created['page_id']}/history.rss").text
+    assert f"http://127.0.0.1:{stack.port}/s/" in feed
