@@ -62,10 +62,10 @@ DIST := dist
 infra: $(VENV)/.local
 	$(PY) -m infra.generate
 
-$(PACKAGE_VENV)/.installed: requirements.txt
+$(PACKAGE_VENV)/.installed: requirements.txt requirements-local.txt
 	rm -rf $(PACKAGE_VENV)
 	PYTHON313=$$(sh infra/python313.sh) && $$PYTHON313 -m venv $(PACKAGE_VENV)
-	$(PACKAGE_VENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements.txt
+	$(PACKAGE_VENV)/bin/python -m pip --disable-pip-version-check -q install -r requirements-local.txt
 	touch $@
 
 $(CFNLINT_VENV)/.installed: infra/requirements-cfnlint.txt

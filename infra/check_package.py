@@ -3,11 +3,14 @@
 `python -m infra.check_package dist/sam.json` (stdlib only; `make infra-check` runs it after
 cfn-lint). infra/generate.py predicts Chalice's logical ids for the functions and their roles;
 cfn-lint catches a policy naming a role that does not exist, this catches the reverse: a role,
-function or queue of the package that the generated resources missed.
+function or queue of the package that the generated resources missed. It also reads the
+deployment zip beside the template: what runs on Lambda carries no build or test tools.
 """
 
 import json
 import sys
+import zipfile
+from pathlib import Path
 
 PACKAGE_RUNTIME = "python3.13"
 
@@ -52,10 +55,35 @@ def problems(template: dict) -> list[str]:
     return found
 
 
+# Installers, the emulator, test tools, and the Chalice command line's own dependencies: none
+# is imported by the functions. (Chalice adds its runtime, `chalice/app.py`, by itself.)
+NOT_IN_THE_PACKAGE = {
+    "pip", "setuptools", "wheel", "_distutils_hack", "pkg_resources", "moto", "pytest",
+    "_pytest", "hypothesis", "click", "inquirer", "blessed", "jinxed", "wcwidth", "readchar",
+    "editor", "runs", "xmod", "yaml", "_yaml",
+}  # fmt: skip
+CHALICE_RUNTIME = {"chalice/__init__.py", "chalice/app.py", "chalice/app.pyi"}
+
+
+def zip_problems(names: list[str]) -> list[str]:
+    """What a deployment zip holds that the functions never import."""
+    found = set()
+    for name in names:
+        top = name.split("/", 1)[0]
+        distribution = top.split("-", 1)[0].lower() if top.endswith(".dist-info") else top
+        if distribution in NOT_IN_THE_PACKAGE:
+            found.add(f"deployment.zip: carries {distribution}")
+        elif top == "chalice" and name not in CHALICE_RUNTIME:
+            found.add("deployment.zip: carries the Chalice command line")
+    return sorted(found)
+
+
 def main() -> None:
     path = sys.argv[1] if len(sys.argv) > 1 else "dist/sam.json"
     with open(path) as file:
         found = problems(json.load(file))
+    with zipfile.ZipFile(Path(path).with_name("deployment.zip")) as deployment:
+        found += zip_problems(deployment.namelist())
     for problem in found:
         print(f"{path}: {problem}", file=sys.stderr)
     if found:

@@ -6,6 +6,7 @@ are compared through `generate`'s stage-explicit helpers, never through the envi
 
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -272,4 +273,22 @@ def test_package_check_finds_a_role_without_the_app_policy_and_an_unknown_queue(
         "Reader.ReaderSqsEventSource: reads a queue the template lacks",
         "ReaderRole: a function role without the app's policy",
         "Stray: merged into nothing (Chalice emits no such resource)",
+    ]
+
+
+def test_the_deployment_zip_carries_no_build_or_test_tools():
+    """`make test` packages before pytest runs (`make infra-check`); alone, pytest skips this."""
+    deployment = Path(__file__).resolve().parents[2] / "dist" / "deployment.zip"
+    if not deployment.exists():
+        pytest.skip("no dist/deployment.zip: run `make package`")
+    with zipfile.ZipFile(deployment) as package:
+        assert check_package.zip_problems(package.namelist()) == []
+
+
+def test_tools_in_a_zip_are_named():
+    names = ["pip/__init__.py", "moto-5.2.5.dist-info/METADATA", "chalice/cli/__init__.py"]
+    assert check_package.zip_problems([*names, "chalice/app.py", "pynamodb/models.py"]) == [
+        "deployment.zip: carries moto",
+        "deployment.zip: carries pip",
+        "deployment.zip: carries the Chalice command line",
     ]
