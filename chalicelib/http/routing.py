@@ -275,5 +275,16 @@ def _api_request(current, params: dict[str, str]) -> ApiRequest:
     )
 
 
+def contract_answers(event, get_response: Callable) -> Response:
+    """HTTP middleware: Chalice's own answer to a known path with a method it does not serve
+    becomes the contract's 405 (its body would otherwise be Chalice's shape)."""
+    response = get_response(event)
+    body = response.body
+    if response.status_code == 405 and isinstance(body, dict) and "Code" in body:
+        allowed = {"Allow": response.headers["Allow"]} if "Allow" in response.headers else {}
+        return error_response(errors.ApiError(405, errors.METHOD_NOT_ALLOWED, headers=allowed))
+    return response
+
+
 def path_parameters(path: str) -> list[str]:
     return _PARAMETER.findall(path)
