@@ -239,6 +239,41 @@ def test_organization_level_subscribers(world, prefix):
     assert deleted.status == 200
 
 
+def incident_manager_api(world):
+    """A member of the world's organization who may manage incidents on its page, no more."""
+    from chalicelib.domain import organizations
+
+    member = organizations.create_user(world.organization_id, "incidents@example.com")
+    organizations.set_page_roles(
+        member, {world.page_id: {"incident_manager": True, "page_configuration": False}}
+    )
+    return world.api.as_key(organizations.create_api_key(member))
+
+
+@pytest.mark.parametrize("prefix", ["/v0", "/v1"])
+def test_organization_level_subscriber_writes_need_the_page_level_role(world, prefix):
+    member_api = incident_manager_api(world)
+    incident = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "x"}}
+    ).json
+    base = f"{prefix}/organizations/{world.organization_id}"
+    incident_base = f"{base}/incidents/{incident['id']}"
+    subscriber = {"subscriber": {"email": "org@example.com"}}
+    page_level = subscribe(world, {"email": "page@example.com"}).json
+    incident_level = world.api.post(f"{incident_base}/subscribers.json", subscriber).json
+
+    assert member_api.post(subscribers_path(world), subscriber).status == 403
+    assert member_api.post(f"{base}/subscribers.json", subscriber).status == 403
+    assert member_api.post(f"{incident_base}/subscribers.json", subscriber).status == 403
+    assert member_api.delete(f"{base}/subscribers/{page_level['id']}.json").status == 403
+    assert (
+        member_api.delete(f"{incident_base}/subscribers/{incident_level['id']}.json").status == 403
+    )
+    assert member_api.get(f"{base}/subscribers.json?state=all").status == 200
+    listed = world.api.get(subscribers_path(world, "?state=all")).json
+    assert {s["id"] for s in listed} == {page_level["id"], incident_level["id"]}
+
+
 def test_another_organizations_subscribers_are_404(make_world):
     mine, theirs = make_world(), make_world()
     subscriber = subscribe(theirs, {"email": "theirs@example.com"}).json
