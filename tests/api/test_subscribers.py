@@ -306,3 +306,17 @@ def test_unsubscribe_link_works_without_login(world):
 def test_moto_ses_has_a_verified_sender(aws):
     identities = boto3.client("ses", region_name="us-east-1").list_identities()["Identities"]
     assert "notifications@statuspage.local" in identities
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["http://100.64.0.1/hook", "http://[2002:a9fe:a9fe::]/latest/meta-data/"]
+)
+def test_webhooks_to_internal_addresses_are_refused_outside_the_local_stage(
+    world, monkeypatch, endpoint
+):
+    from chalicelib.notify import webhook
+
+    monkeypatch.setattr(webhook, "internal_addresses_allowed", lambda: False)
+    answer = subscribe(world, {"endpoint": endpoint, "email": "ops@example.com"})
+    assert answer.status == 422, answer.text
+    assert list(answer.json["errors"]) == ["endpoint"]
