@@ -16,7 +16,16 @@ from chalicelib.domain import incidents, page_snapshot
 from chalicelib.domain.page_snapshot import Snapshot
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
-from chalicelib.public import caching, content, days, embed_script, feeds, html, status_api
+from chalicelib.public import (
+    caching,
+    content,
+    days,
+    embed_script,
+    feeds,
+    html,
+    security,
+    status_api,
+)
 from chalicelib.schemas import public as schemas
 
 blueprint = Blueprint(__name__)
@@ -46,11 +55,22 @@ class Visit:
         self.base = base
         self.site_url = site_url
 
-    def respond(self, content_type: str, render: Callable[[], str], *parts: str) -> Response:
+    def respond(
+        self,
+        content_type: str,
+        render: Callable[[], str],
+        *parts: str,
+        embeddable: bool = False,
+    ) -> Response:
         etag = caching.etag_of(self.snapshot.etag, self.base, *parts)
         extra = {} if self.base else {"Vary": "Host"}
         if content_type.startswith("application/json"):
             extra["Access-Control-Allow-Origin"] = "*"
+        if content_type == HTML:
+            return caching.respond(
+                self.request.headers, etag, content_type, render, extra, security.for_html
+            )
+        extra.update(security.for_data(embeddable=embeddable))
         return caching.respond(self.request.headers, etag, content_type, render, extra)
 
 
@@ -70,9 +90,8 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
 
 def _refusal(error: errors.ApiError, as_html: bool) -> Response:
     if not as_html:
-        response = json_response(error.body(), error.status)
-        response.headers["Cache-Control"] = "no-store"
-        return response
+        headers = {"Cache-Control": "no-store", **security.for_data()}
+        return json_response(error.body(), error.status, headers)
     titles = {401: "This page is private", 404: "Page not found", 400: "Bad request"}
     messages = {
         401: "You must be signed in to see this status page.",
@@ -81,7 +100,7 @@ def _refusal(error: errors.ApiError, as_html: bool) -> Response:
     body = html.error_page(
         titles.get(error.status, error.message), messages.get(error.status, error.message)
     )
-    return caching.uncached(body, error.status, HTML)
+    return caching.uncached(body, error.status, HTML, security.for_html(body))
 
 
 def public_view(suffix: str, summary: str, *, as_html: bool = False, response=None):
@@ -196,6 +215,7 @@ def embed_status_script(visit: Visit) -> Response:
         lambda: embed_script.script(visit.data, visit.site_url),
         "embed",
         visit.site_url,
+        embeddable=True,
     )
 
 
