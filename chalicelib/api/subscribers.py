@@ -1,5 +1,7 @@
 """Subscribers (SPEC 4.10): page level, incident level and organization level."""
 
+from collections import Counter
+
 from chalice import Blueprint
 
 from chalicelib import clock
@@ -16,7 +18,8 @@ from chalicelib.schemas.subscribers import (
     ResendConfirmations,
     StateCounts,
     SubscriberBatch,
-    SubscriberCount,
+    SubscriberCountByType,
+    SubscriberCountQuery,
     SubscriberCreate,
     SubscriberHistogram,
     SubscriberListQuery,
@@ -109,14 +112,17 @@ def create_subscriber(request: ApiRequest):
 @router.route(
     PAGE_SUBSCRIBERS + "/count",
     ["GET"],
-    summary="Count subscribers",
-    response=SubscriberCount,
-    query=SubscriberListQuery,
+    summary="Count subscribers by type",
+    response=SubscriberCountByType,
+    query=SubscriberCountQuery,
 )
 def count_subscribers(request: ApiRequest):
-    query = request.parse_query(SubscriberListQuery)
+    query = request.parse_query(SubscriberCountQuery)
     found = subscribers.listed(request.page().id, kind=query.type, state=query.state, text=query.q)
-    return SubscriberCount(count=len(found))
+    by_kind = Counter(subscriber.kind for subscriber in found)
+    return SubscriberCountByType(
+        **{kind: by_kind[kind] for kind in SubscriberCountByType.model_fields}
+    )
 
 
 @router.route(

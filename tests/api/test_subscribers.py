@@ -126,9 +126,29 @@ def test_list_filters_sorts_and_pages(world):
     assert len(emails("?state=all")) == 5
     assert emails(".json?q=b@") == ["b@example.com"]
     assert world.api.get(subscribers_path(world, "?type=pigeon")).status == 422
-    assert world.api.get(subscribers_path(world, "/count?type=email")).json == {"count": 3}
     histogram = world.api.get(subscribers_path(world, "/histogram_by_state")).json
     assert histogram["email"] == {"active": 3, "unconfirmed": 1, "quarantined": 0, "total": 4}
+
+
+def test_count_is_statuspages_count_by_type_with_its_filters(world):
+    for address in ("a@example.com", "b@example.com"):
+        subscribe(world, {"email": address, "skip_confirmation_notification": True})
+    subscribe(world, {"email": "pending@example.com"})
+    subscribe(world, {"phone_country": "US", "phone_number": "4155550100"})
+    nothing = {"email": 0, "sms": 0, "webhook": 0, "integration_partner": 0, "slack": 0, "teams": 0}
+
+    def count(query=""):
+        answer = world.api.get(subscribers_path(world, "/count" + query))
+        assert answer.status == 200, answer.text
+        return answer.json
+
+    assert count() == {**nothing, "email": 2, "sms": 1}  # active by default
+    assert count("?state=all") == {**nothing, "email": 3, "sms": 1}
+    assert count("?state=unconfirmed") == {**nothing, "email": 1}
+    assert count("?type=email") == {**nothing, "email": 2}
+    assert count("?type=slack") == nothing
+    assert world.api.get(subscribers_path(world, "/count?type=pigeon")).status == 422
+    assert world.api.get(subscribers_path(world, "/count?state=gone")).status == 422
 
 
 def test_delete_returns_the_subscriber_and_lists_it_as_unsubscribed(world):
