@@ -183,6 +183,8 @@ class Router:
                     served, methods=methods, content_types=["*/*"], name=handler.__name__
                 )(view)
             for method in methods:
+                if method == "HEAD":
+                    continue  # GET without the body; the document lists the GET
                 OPERATIONS.append(
                     Operation(
                         path,
@@ -206,6 +208,12 @@ class Router:
         blueprint = self.blueprint
 
         def view(**params: str) -> Response:
+            response = answer(**params)
+            if blueprint.current_request.method == "HEAD":
+                response.body = ""  # the GET's status and headers, without its body
+            return response
+
+        def answer(**params: str) -> Response:
             try:
                 request = _api_request(blueprint.current_request, params)
                 if authenticated:

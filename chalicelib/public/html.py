@@ -60,7 +60,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
     )
     environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
-    environment.filters["web_url"] = _web_url
+    environment.filters["web_url"] = is_web_url
     environment.globals.update(
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
@@ -70,7 +70,7 @@ def _environment() -> Environment:
     return environment
 
 
-def _web_url(value: str | None) -> bool:
+def is_web_url(value: str | None) -> bool:
     return bool(value) and str(value).startswith(("https://", "http://"))
 
 
@@ -80,6 +80,16 @@ def _colors(page: dict) -> dict:
         name: value if isinstance(value, str) and _HEX_COLOR.match(value) else DEFAULT_COLORS[name]
         for name, value in {**DEFAULT_COLORS, **page["colors"]}.items()
     }
+
+
+def favicon(page: dict | None) -> str:
+    """The icon of a page without one of its own: a dot in the page's green (SVG, which every
+    current browser shows as a favicon)."""
+    color = _colors(page)["css_greens"] if page else DEFAULT_COLORS["css_greens"]
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+        f'<circle cx="16" cy="16" r="14" fill="{color}"/></svg>'
+    )
 
 
 def _time_formatter(time_zone: str):

@@ -32,6 +32,7 @@ blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")
 BY_PATH = "/s/{page_id}"
 HTML = "text/html; charset=utf-8"
+FAVICON = "image/svg+xml"
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 _V2_SCHEMAS = {
     "summary.json": schemas.SummaryDocument,
@@ -103,8 +104,16 @@ def _refusal(error: errors.ApiError, as_html: bool) -> Response:
     return caching.uncached(body, error.status, HTML, security.for_html(body))
 
 
-def public_view(suffix: str, summary: str, *, as_html: bool = False, response=None):
-    """Register a view under `/s/{page_id}` and at the root of a custom domain."""
+def public_view(
+    suffix: str,
+    summary: str,
+    *,
+    as_html: bool = False,
+    response=None,
+    otherwise: Callable[[], Response] | None = None,
+):
+    """Register a view (GET and HEAD) under `/s/{page_id}` and at the root of a custom domain.
+    `otherwise` answers instead of the refusal when there is no page to show (or it is private)."""
 
     def register(view: Callable[[Visit], Response]) -> Callable:
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
@@ -118,13 +127,13 @@ def public_view(suffix: str, summary: str, *, as_html: bool = False, response=No
                         raise errors.unauthenticated()
                     return view(Visit(request, snapshot, base, site_url))
                 except errors.ApiError as error:
-                    return _refusal(error, as_html)
+                    return otherwise() if otherwise else _refusal(error, as_html)
 
             handler.__name__ = f"{view.__name__}{name}"
             where = "" if prefix else " (custom domain, by Host)"
             router.route(
                 (prefix + suffix) or "/",
-                ["GET"],
+                ["GET", "HEAD"],
                 summary=summary + where,
                 response=response,
                 authenticated=False,
@@ -217,6 +226,28 @@ def embed_status_script(visit: Visit) -> Response:
         visit.site_url,
         embeddable=True,
     )
+
+
+def _default_favicon() -> Response:
+    """The icon of a host or name that shows no page: the service's own."""
+    return Response(
+        body=html.favicon(None),
+        status_code=200,
+        headers={
+            "Content-Type": FAVICON,
+            "Cache-Control": f"public, max-age={caching.MAX_AGE_SECONDS}",
+            **security.for_data(),
+        },
+    )
+
+
+@public_view("/favicon.ico", "The page's icon", otherwise=_default_favicon)
+def favicon(visit: Visit) -> Response:
+    logo = visit.data["page"].get("favicon_logo")
+    if html.is_web_url(logo):
+        headers = {"Location": logo, "Cache-Control": f"public, max-age={caching.MAX_AGE_SECONDS}"}
+        return Response(body="", status_code=302, headers={**headers, **security.for_data()})
+    return visit.respond(FAVICON, lambda: html.favicon(visit.data["page"]), "favicon")
 
 
 def _v2_view(document: str) -> Callable[[Visit], Response]:
