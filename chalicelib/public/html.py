@@ -14,7 +14,6 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from chalicelib.domain.markdown_text import render_html
-from chalicelib.domain.uptime import SEVERITY
 from chalicelib.public import days, uptime_bars
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
 from chalicelib.schemas.pages import DEFAULT_COLORS
@@ -36,6 +35,15 @@ LEVELS = {
     "major_outage": "critical",
     "under_maintenance": "maintenance",
 }
+# A group shows its most telling member: any outage over maintenance, maintenance over
+# operational (as the page's indicator ranks them).
+_SHOWN_ORDER = (
+    "operational",
+    "under_maintenance",
+    "degraded_performance",
+    "partial_outage",
+    "major_outage",
+)
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
 UPDATE_LABELS = {
     "investigating": "Investigating",
@@ -102,10 +110,6 @@ def _time_formatter(time_zone: str):
     return local_time
 
 
-def _day_label(day: date) -> str:
-    return day.strftime("%b %d, %Y").replace(" 0", " ", 1)
-
-
 def _common(data: dict, base: str) -> dict:
     page = data["page"]
     return {
@@ -113,7 +117,7 @@ def _common(data: dict, base: str) -> dict:
         "colors": _colors(page),
         "base": base,
         "local_time": _time_formatter(page["time_zone"]),
-        "day_label": _day_label,
+        "day_label": days.label,
     }
 
 
@@ -149,7 +153,7 @@ def component_rows(data: dict, now: datetime) -> list[ComponentRow]:
                 if member.get("group_id") == component["id"] and _visible(member)
             ]
             if members:
-                worst = max((m.status for m in members), key=lambda s: SEVERITY.get(s, 0))
+                worst = max((m.status for m in members), key=_SHOWN_ORDER.index)
                 rows.append(ComponentRow(component, worst, None, members))
         elif component.get("group_id") not in group_ids and _visible(component):
             rows.append(row(component))
