@@ -67,6 +67,14 @@ PARAMETERS = {
         "Description": "Where links in notifications and feeds point: the public page's "
         "https:// base URL (a custom domain, or the API Gateway URL ending in /api).",
     },
+    "PublicDomain": {
+        "variable": "PUBLIC_DOMAIN",
+        "Type": "String",
+        "Default": "",
+        "AllowedPattern": "^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)?$",
+        "Description": "Every page is also served at the root of {subdomain}.<this domain> "
+        "(a wildcard custom domain of the API); empty turns that off.",
+    },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",
         "Type": "String",

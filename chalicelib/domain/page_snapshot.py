@@ -100,11 +100,16 @@ def load_by_reference(reference: str) -> Snapshot | None:
             return found
         if _page_exists(reference):
             return refresh(reference)
-    found = _stored(key_of(SUBDOMAIN, reference))
+    return load_by_subdomain(reference)
+
+
+def load_by_subdomain(subdomain: str) -> Snapshot | None:
+    """The snapshot of the page whose subdomain is `subdomain`: one GetItem."""
+    found = _stored(key_of(SUBDOMAIN, subdomain))
     if found is not None:
         return found
     # Not built yet (or the name is new): find the page the slow way, once.
-    page_id = _claimed_by(SUBDOMAIN, reference)
+    page_id = _claimed_by(SUBDOMAIN, subdomain)
     return refresh(page_id) if page_id else None
 
 

@@ -2,7 +2,8 @@
 
 Each view answers under `/s/{page_id}` (a page id or subdomain; Chalice needs one name for
 the parameter of `/s/...`, which the subscription links already call `page_id`) and, for a
-request whose `Host` is a page's custom domain, at the root (`/`, `/history`, ...).
+request whose `Host` is `{subdomain}.{PUBLIC_DOMAIN}` or a page's custom domain, at the root
+(`/`, `/history`, `/api/v2/summary.json`, ...).
 """
 
 import json
@@ -86,7 +87,18 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     if not _HOST.match(host):
         return None, "", ""
     scheme = request.headers.get("x-forwarded-proto", "https")
-    return page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+    subdomain = _subdomain_of(host)
+    snapshot = page_snapshot.load_by_subdomain(subdomain) if subdomain else None
+    return snapshot or page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+
+
+def _subdomain_of(host: str) -> str | None:
+    """`acme` of `acme.{PUBLIC_DOMAIN}`: one label, as subdomains are."""
+    domain = config.public_domain()
+    if not domain or not host.endswith("." + domain):
+        return None
+    label = host[: -len(domain) - 1]
+    return label if label and "." not in label else None
 
 
 def _refusal(error: errors.ApiError, as_html: bool) -> Response:
