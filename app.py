@@ -19,6 +19,7 @@ from chalicelib.api import (
     subscriptions,
 )
 from chalicelib.api import uptime as uptime_api
+from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, queues
 from chalicelib.public import routes as public_routes
@@ -40,6 +41,7 @@ for blueprint_module in (
     app.register_blueprint(blueprint_module.blueprint)
 app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
+app.register_middleware(routing.contract_answers, "http")
 
 
 @app.on_sqs_message(queue=config.queue_name(queues.NOTIFICATIONS), batch_size=10)

@@ -38,6 +38,14 @@ def public_base_url() -> str:
     return (os.environ.get("PUBLIC_BASE_URL") or default).rstrip("/")
 
 
+def public_domain() -> str:
+    """The domain at whose `{subdomain}.` every page is also served at the root, as Statuspage
+    serves `{subdomain}.statuspage.io`. Locally `localhost`: browsers send `*.localhost` to
+    this machine without DNS. Empty turns it off."""
+    default = "localhost" if stage() in ("local", "test") else ""
+    return os.environ.get("PUBLIC_DOMAIN", default).strip().strip(".").lower()
+
+
 def notifications_sender() -> str:
     """The From address of notifications when a page sets none of its own."""
     return os.environ.get("NOTIFICATIONS_FROM", "notifications@statuspage.local")

@@ -67,6 +67,14 @@ PARAMETERS = {
         "Description": "Where links in notifications and feeds point: the public page's "
         "https:// base URL (a custom domain, or the API Gateway URL ending in /api).",
     },
+    "PublicDomain": {
+        "variable": "PUBLIC_DOMAIN",
+        "Type": "String",
+        "Default": "",
+        "AllowedPattern": "^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)?$",
+        "Description": "Every page is also served at the root of {subdomain}.<this domain> "
+        "(a wildcard custom domain of the API); empty turns that off.",
+    },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",
         "Type": "String",
@@ -373,6 +381,49 @@ def function_overrides(stage: str) -> dict[str, dict]:
     return overrides
 
 
+# Chalice's logical id of the REST API in `chalice package` output.
+REST_API = "RestAPI"
+
+
+def gateway_responses() -> dict[str, dict]:
+    """The answers API Gateway gives itself, in the contract's error body.
+
+    A path no route serves, or a method a path does not serve, never reaches the function:
+    API Gateway answers 403 "Missing Authentication Token" and, when the request carries an
+    `Authorization` header, quotes that header (an API key) in the body. Here it is the
+    contract's 404 (API Gateway cannot tell the two cases apart, so a wrong method is a 404 on
+    AWS and a 405 locally). Every other answer of API Gateway's own gets a fixed body too, so
+    none repeats a request value. They are part of the API's definition, deployed with it.
+    """
+    from chalicelib.http import errors
+
+    answers = {
+        "MISSING_AUTHENTICATION_TOKEN": errors.not_found(),
+        "RESOURCE_NOT_FOUND": errors.not_found(),
+        "THROTTLED": errors.ApiError(429, errors.RATE_LIMITED),
+        "DEFAULT_4XX": errors.bad_request(),
+        "DEFAULT_5XX": errors.ApiError(500, errors.INTERNAL),
+    }
+    responses = {}
+    for response_type, error in answers.items():
+        response = {"responseTemplates": {"application/json": json.dumps(error.body())}}
+        if not response_type.startswith("DEFAULT_"):  # the defaults keep API Gateway's code
+            response["statusCode"] = error.status
+        responses[response_type] = response
+    return responses
+
+
+def api_overrides() -> dict[str, dict]:
+    """What the template adds to the REST API Chalice emits (merged key by key)."""
+    return {
+        REST_API: {
+            "Properties": {
+                "DefinitionBody": {"x-amazon-apigateway-gateway-responses": gateway_responses()}
+            }
+        }
+    }
+
+
 def template(stage: str = DEFAULT_STAGE) -> dict:
     """The template fragment for `chalice package --stage <stage> --merge-template`."""
     tables = table_resources(stage)
@@ -389,6 +440,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
             **queues,
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
+            **api_overrides(),
         },
     }
 

@@ -4,19 +4,24 @@ from chalice import Blueprint
 
 from chalicelib import clock
 from chalicelib.api.incidents import INCIDENT_MANAGER
-from chalicelib.domain import incident_templates
+from chalicelib.domain import components, incident_templates
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
 from chalicelib.schemas.common import Pagination
 from chalicelib.schemas.incidents import IncidentTemplateCreate, IncidentTemplateOut
+from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentTemplate
+from chalicelib.views.components import component_out
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "incident templates")
 TEMPLATES = "/v1/pages/{page_id}/incident_templates"
 
 
-def template_out(template: IncidentTemplate) -> IncidentTemplateOut:
+def template_out(template: IncidentTemplate, records: list[Component]) -> IncidentTemplateOut:
+    """The template with its components as objects (`records`: the page's components)."""
+    by_id = {record.id: record for record in records}
+    named = [by_id[id_] for id_ in template.component_ids or [] if id_ in by_id]
     return IncidentTemplateOut(
         id=template.id,
         page_id=template.page_id,
@@ -27,7 +32,7 @@ def template_out(template: IncidentTemplate) -> IncidentTemplateOut:
         update_status=template.update_status,
         should_tweet=template.should_tweet,
         should_send_notifications=template.should_send_notifications,
-        components=list(template.component_ids or []),
+        components=[component_out(records, record) for record in named],
         created_at=clock.iso(template.created_at),
         updated_at=clock.iso(template.updated_at),
     )
@@ -44,7 +49,8 @@ def template_out(template: IncidentTemplate) -> IncidentTemplateOut:
 def list_incident_templates(request: ApiRequest):
     page = request.page()
     templates = incident_templates.templates_of(page.id)
-    return [template_out(template) for template in paginate(templates, request.query)]
+    records = components.components_of(page.id)
+    return [template_out(template, records) for template in paginate(templates, request.query)]
 
 
 @router.route(
@@ -58,4 +64,5 @@ def list_incident_templates(request: ApiRequest):
 def create_incident_template(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
     fields = request.parse(IncidentTemplateCreate).template
-    return template_out(incident_templates.create_template(page.id, fields))
+    template = incident_templates.create_template(page.id, fields)
+    return template_out(template, components.components_of(page.id))

@@ -116,6 +116,12 @@ def get_permissions(request: ApiRequest):
 def update_permissions(request: ApiRequest):
     user = _organization_user(request)
     require_owner(request.principal)
+    # SPEC 4.1: a body whose `pages` is not a map of page ids to objects is a bad request.
+    pages_given = request.body.get("pages")
+    if not isinstance(pages_given, dict) or not all(
+        isinstance(roles, dict) for roles in pages_given.values()
+    ):
+        raise errors.bad_request()
     body = request.parse(PermissionsUpdate)
     known = {page.id for page in pages.pages_of(user.organization_id)}
     if not set(body.pages) <= known:

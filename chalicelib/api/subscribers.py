@@ -1,5 +1,7 @@
 """Subscribers (SPEC 4.10): page level, incident level and organization level."""
 
+from collections import Counter
+
 from chalice import Blueprint
 
 from chalicelib import clock
@@ -8,7 +10,7 @@ from chalicelib.domain import incidents, subscribers
 from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
 from chalicelib.http import errors
-from chalicelib.http.auth import require_organization
+from chalicelib.http.auth import require_organization, require_role
 from chalicelib.http.pagination import limit_and_offset_page, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 from chalicelib.schemas.common import Pagination
@@ -16,7 +18,8 @@ from chalicelib.schemas.subscribers import (
     ResendConfirmations,
     StateCounts,
     SubscriberBatch,
-    SubscriberCount,
+    SubscriberCountByType,
+    SubscriberCountQuery,
     SubscriberCreate,
     SubscriberHistogram,
     SubscriberListQuery,
@@ -109,14 +112,17 @@ def create_subscriber(request: ApiRequest):
 @router.route(
     PAGE_SUBSCRIBERS + "/count",
     ["GET"],
-    summary="Count subscribers",
-    response=SubscriberCount,
-    query=SubscriberListQuery,
+    summary="Count subscribers by type",
+    response=SubscriberCountByType,
+    query=SubscriberCountQuery,
 )
 def count_subscribers(request: ApiRequest):
-    query = request.parse_query(SubscriberListQuery)
+    query = request.parse_query(SubscriberCountQuery)
     found = subscribers.listed(request.page().id, kind=query.type, state=query.state, text=query.q)
-    return SubscriberCount(count=len(found))
+    by_kind = Counter(subscriber.kind for subscriber in found)
+    return SubscriberCountByType(
+        **{kind: by_kind[kind] for kind in SubscriberCountByType.model_fields}
+    )
 
 
 @router.route(
@@ -314,7 +320,8 @@ def resend_incident_confirmation(request: ApiRequest):
 
 
 # Organization level (archived): an organization's subscribers are those of its pages; a new
-# one subscribes to the organization's first page the caller reaches.
+# one subscribes to the organization's first page the caller reaches. A write needs the same
+# role on the subscriber's page as the page-level routes ask for.
 
 
 def _organization_pages(request: ApiRequest) -> list[Page]:
@@ -323,29 +330,35 @@ def _organization_pages(request: ApiRequest) -> list[Page]:
     return [page for page in pages_of(user.organization_id) if has_role(user, page.id, None)]
 
 
-def _organization_page_of_incident(request: ApiRequest) -> Page:
+def _organization_page_of_incident(request: ApiRequest, role: str | None = None) -> Page:
     for page in _organization_pages(request):
         try:
             incidents.get_incident(page.id, request.params["incident_id"])
-            return page
         except errors.ApiError:
             continue
+        require_role(request.principal, page.id, role)
+        return page
     raise errors.not_found()
 
 
-def _first_page(request: ApiRequest) -> Page:
+def _first_page(request: ApiRequest, role: str | None = None) -> Page:
     reachable = _organization_pages(request)
     if not reachable:
         raise errors.not_found()
+    require_role(request.principal, reachable[0].id, role)
     return reachable[0]
 
 
-def _organization_subscriber(request: ApiRequest, incident_id: str | None) -> Subscriber:
+def _organization_subscriber(
+    request: ApiRequest, incident_id: str | None, role: str | None = None
+) -> Subscriber:
     for page in _organization_pages(request):
         try:
-            return subscribers.find(page.id, request.params["subscriber_id"], incident_id)
+            subscriber = subscribers.find(page.id, request.params["subscriber_id"], incident_id)
         except errors.ApiError:
             continue
+        require_role(request.principal, page.id, role)
+        return subscriber
     raise errors.not_found()
 
 
@@ -382,7 +395,7 @@ for prefix in ("/v0", "/v1"):
     def create_organization_subscriber(request: ApiRequest):
         fields = request.parse(SubscriberCreate).subscriber
         fields.component_ids = None
-        return subscriber_out(subscribers.create(_first_page(request), fields))
+        return subscriber_out(subscribers.create(_first_page(request, PAGE_CONFIGURATION), fields))
 
     @router.route(
         organization_subscribers.replace(".json", "/{subscriber_id}"),
@@ -392,7 +405,8 @@ for prefix in ("/v0", "/v1"):
         style=Style.ARCHIVED,
     )
     def delete_organization_subscriber(request: ApiRequest):
-        return subscriber_out(subscribers.unsubscribe(_organization_subscriber(request, None)))
+        subscriber = _organization_subscriber(request, None, PAGE_CONFIGURATION)
+        return subscriber_out(subscribers.unsubscribe(subscriber))
 
     @router.route(
         organization_incident_subscribers,
@@ -417,7 +431,7 @@ for prefix in ("/v0", "/v1"):
         style=Style.ARCHIVED,
     )
     def create_organization_incident_subscriber(request: ApiRequest):
-        page = _organization_page_of_incident(request)
+        page = _organization_page_of_incident(request, PAGE_CONFIGURATION)
         fields = request.parse(SubscriberCreate).subscriber
         fields.component_ids = None
         return subscriber_out(subscribers.create(page, fields, request.params["incident_id"]))
@@ -430,8 +444,6 @@ for prefix in ("/v0", "/v1"):
         style=Style.ARCHIVED,
     )
     def delete_organization_incident_subscriber(request: ApiRequest):
-        page = _organization_page_of_incident(request)
-        subscriber = subscribers.find(
-            page.id, request.params["subscriber_id"], request.params["incident_id"]
-        )
+        incident_id = request.params["incident_id"]
+        subscriber = _organization_subscriber(request, incident_id, PAGE_CONFIGURATION)
         return subscriber_out(subscribers.unsubscribe(subscriber))

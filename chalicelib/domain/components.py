@@ -69,6 +69,18 @@ def find(records: list[Component], component_id: str, *, group: bool | None = No
     raise errors.not_found()
 
 
+def check_named(
+    records: list[Component], component_ids: list[str], field: str, *, group: bool = False
+) -> None:
+    """A 422 naming `field` unless every id is one of the page's components (with `group`,
+    one of its groups): ids of another page or organization are never accepted."""
+    known = {record.id for record in records if not group or record.group}
+    for component_id in component_ids:
+        if component_id not in known:
+            what = "a component group" if group else "a component"
+            raise errors.invalid(field, f"{component_id} is not {what} of this page")
+
+
 def stage_status(
     writes: TransactWrite, component: Component, new_status: str, moment: datetime
 ) -> OutboxEvent | None:

@@ -91,19 +91,25 @@ def _uptime_history(page: Page, records: list[Component]) -> dict:
 
 
 def load_by_reference(reference: str) -> Snapshot | None:
-    """The snapshot of the page a public path names by id or subdomain: one GetItem (two for
-    a subdomain shaped like a page id, whose page id wins)."""
+    """The snapshot of the page a public path names by id or subdomain: one GetItem. A page id
+    always names its own page, even before its snapshot is built and when another page's
+    subdomain has the same shape (that costs a GetItem of the page, once)."""
     if _LOOKS_LIKE_PAGE_ID.match(reference):
         found = _stored(key_of(PAGE, reference))
         if found is not None:
             return found
-    found = _stored(key_of(SUBDOMAIN, reference))
+        if _page_exists(reference):
+            return refresh(reference)
+    return load_by_subdomain(reference)
+
+
+def load_by_subdomain(subdomain: str) -> Snapshot | None:
+    """The snapshot of the page whose subdomain is `subdomain`: one GetItem."""
+    found = _stored(key_of(SUBDOMAIN, subdomain))
     if found is not None:
         return found
     # Not built yet (or the name is new): find the page the slow way, once.
-    if _LOOKS_LIKE_PAGE_ID.match(reference) and _page_exists(reference):
-        return refresh(reference)
-    page_id = _claimed_by(SUBDOMAIN, reference)
+    page_id = _claimed_by(SUBDOMAIN, subdomain)
     return refresh(page_id) if page_id else None
 
 

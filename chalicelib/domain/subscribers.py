@@ -9,7 +9,7 @@ from datetime import datetime
 
 from chalicelib import clock, config, ids
 from chalicelib.domain import pages, signing, sms_countries
-from chalicelib.domain.components import components_of
+from chalicelib.domain.components import check_named, components_of
 from chalicelib.http import errors
 from chalicelib.notify import email, webhook
 from chalicelib.schemas.subscribers import SubscriberFields
@@ -94,10 +94,7 @@ def _phone(fields: SubscriberFields) -> tuple[str, str]:
 
 
 def _check_components(page_id: str, component_ids: list[str]) -> None:
-    known = {record.id for record in components_of(page_id)}
-    unknown = [component_id for component_id in component_ids if component_id not in known]
-    if unknown:
-        raise errors.invalid("component_ids", f"{unknown[0]} is not a component of this page")
+    check_named(components_of(page_id), component_ids, "component_ids")
 
 
 def _check_endpoint(endpoint: str) -> None:

@@ -53,6 +53,12 @@ def require_owner(principal: Principal) -> None:
         raise errors.forbidden()
 
 
+def require_role(principal: Principal, page_id: str, role: str | None) -> None:
+    """The one role rule: the caller reaches `page_id` and holds `role` there."""
+    if not has_role(principal.user, page_id, role):
+        raise errors.forbidden()
+
+
 def page_for(principal: Principal, page_id: str, role: str | None = None) -> Page:
     """The page, if the caller's organization has it and the caller holds `role` there."""
     try:
@@ -60,6 +66,5 @@ def page_for(principal: Principal, page_id: str, role: str | None = None) -> Pag
     except Page.DoesNotExist:
         raise errors.not_found() from None
     require_organization(principal, page.organization_id)
-    if not has_role(principal.user, page_id, role):
-        raise errors.forbidden()
+    require_role(principal, page_id, role)
     return page

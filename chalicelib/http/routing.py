@@ -183,6 +183,8 @@ class Router:
                     served, methods=methods, content_types=["*/*"], name=handler.__name__
                 )(view)
             for method in methods:
+                if method == "HEAD":
+                    continue  # GET without the body; the document lists the GET
                 OPERATIONS.append(
                     Operation(
                         path,
@@ -206,6 +208,12 @@ class Router:
         blueprint = self.blueprint
 
         def view(**params: str) -> Response:
+            response = answer(**params)
+            if blueprint.current_request.method == "HEAD":
+                response.body = ""  # the GET's status and headers, without its body
+            return response
+
+        def answer(**params: str) -> Response:
             try:
                 request = _api_request(blueprint.current_request, params)
                 if authenticated:
@@ -273,6 +281,17 @@ def _api_request(current, params: dict[str, str]) -> ApiRequest:
         raw_body=current.raw_body,
         content_type=headers.get("content-type"),
     )
+
+
+def contract_answers(event, get_response: Callable) -> Response:
+    """HTTP middleware: Chalice's own answer to a known path with a method it does not serve
+    becomes the contract's 405 (its body would otherwise be Chalice's shape)."""
+    response = get_response(event)
+    body = response.body
+    if response.status_code == 405 and isinstance(body, dict) and "Code" in body:
+        allowed = {"Allow": response.headers["Allow"]} if "Allow" in response.headers else {}
+        return error_response(errors.ApiError(405, errors.METHOD_NOT_ALLOWED, headers=allowed))
+    return response
 
 
 def path_parameters(path: str) -> list[str]:

@@ -20,18 +20,38 @@ _METADATA_ADDRESSES = {
 }
 
 
+# IPv6 prefixes whose address carries an IPv4 one in its last 32 bits (NAT64, RFC 6052/8215).
+_NAT64_PREFIXES = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
 def is_public_address(address: str) -> bool:
+    """Whether `address` is a globally routable unicast address. An IPv6 address that carries
+    an IPv4 one (mapped, 6to4, Teredo, NAT64) is judged by that IPv4 address, so
+    `2002:a9fe:a9fe::` is the metadata service's 169.254.169.254; shared address space
+    (100.64.0.0/10, carrier-grade NAT) is not global."""
     ip = ipaddress.ip_address(address.split("%")[0])
+    embedded = _embedded_ipv4(ip)
+    if embedded is not None:
+        return is_public_address(str(embedded))
     if ip in _METADATA_ADDRESSES:
         return False
-    return not (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-    )
+    return ip.is_global and not ip.is_multicast
+
+
+def _embedded_ipv4(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | None:
+    if ip.version == 4:
+        return None
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip.teredo is not None:
+        return ip.teredo[1]  # (server, client): the client is where the packets end up
+    if any(ip in prefix for prefix in _NAT64_PREFIXES):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
 
 
 def internal_addresses_allowed() -> bool:

@@ -44,8 +44,10 @@ def respond(
     content_type: str,
     render: Callable[[], str],
     extra_headers: dict[str, str] | None = None,
+    headers_of_body: Callable[[str], dict[str, str]] | None = None,
 ) -> Response:
-    """200 with the rendered body, or 304 when the client holds this version already."""
+    """200 with the rendered body, or 304 when the client holds this version already.
+    `headers_of_body` adds headers that depend on the body (a policy naming its hashes)."""
     sent = {
         "Cache-Control": f"public, max-age={MAX_AGE_SECONDS}",
         "ETag": etag,
@@ -59,13 +61,21 @@ def respond(
         _rendered[etag] = body
         if len(_rendered) > _RENDERED_CACHE_SIZE:
             _rendered.popitem(last=False)
+    if headers_of_body is not None:
+        sent.update(headers_of_body(body))
     return Response(body=body, status_code=200, headers={"Content-Type": content_type, **sent})
 
 
-def uncached(body: str, status: int, content_type: str) -> Response:
+def uncached(
+    body: str, status: int, content_type: str, extra_headers: dict[str, str] | None = None
+) -> Response:
     """Errors and private pages: never kept by a shared cache."""
     return Response(
         body=body,
         status_code=status,
-        headers={"Content-Type": content_type, "Cache-Control": "no-store"},
+        headers={
+            "Content-Type": content_type,
+            "Cache-Control": "no-store",
+            **(extra_headers or {}),
+        },
     )

@@ -22,6 +22,11 @@ def today(time_zone: str, now: datetime) -> date:
     return now.astimezone(ZoneInfo(time_zone)).date()
 
 
+def label(day: date) -> str:
+    """A day as every public view writes it: `Nov 3, 2026`."""
+    return day.strftime("%b %d, %Y").replace(" 0", " ", 1)
+
+
 def started(entry: dict) -> str:
     """When an incident began; a maintenance, when its window opens."""
     incident = entry["incident"]

@@ -14,7 +14,6 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from chalicelib.domain.markdown_text import render_html
-from chalicelib.domain.uptime import SEVERITY
 from chalicelib.public import days, uptime_bars
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
 from chalicelib.schemas.pages import DEFAULT_COLORS
@@ -36,6 +35,15 @@ LEVELS = {
     "major_outage": "critical",
     "under_maintenance": "maintenance",
 }
+# A group shows its most telling member: any outage over maintenance, maintenance over
+# operational (as the page's indicator ranks them).
+_SHOWN_ORDER = (
+    "operational",
+    "under_maintenance",
+    "degraded_performance",
+    "partial_outage",
+    "major_outage",
+)
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
 UPDATE_LABELS = {
     "investigating": "Investigating",
@@ -60,7 +68,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
     )
     environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
-    environment.filters["web_url"] = _web_url
+    environment.filters["web_url"] = is_web_url
     environment.globals.update(
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
@@ -70,7 +78,7 @@ def _environment() -> Environment:
     return environment
 
 
-def _web_url(value: str | None) -> bool:
+def is_web_url(value: str | None) -> bool:
     return bool(value) and str(value).startswith(("https://", "http://"))
 
 
@@ -80,6 +88,16 @@ def _colors(page: dict) -> dict:
         name: value if isinstance(value, str) and _HEX_COLOR.match(value) else DEFAULT_COLORS[name]
         for name, value in {**DEFAULT_COLORS, **page["colors"]}.items()
     }
+
+
+def favicon(page: dict | None) -> str:
+    """The icon of a page without one of its own: a dot in the page's green (SVG, which every
+    current browser shows as a favicon)."""
+    color = _colors(page)["css_greens"] if page else DEFAULT_COLORS["css_greens"]
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+        f'<circle cx="16" cy="16" r="14" fill="{color}"/></svg>'
+    )
 
 
 def _time_formatter(time_zone: str):
@@ -92,10 +110,6 @@ def _time_formatter(time_zone: str):
     return local_time
 
 
-def _day_label(day: date) -> str:
-    return day.strftime("%b %d, %Y").replace(" 0", " ", 1)
-
-
 def _common(data: dict, base: str) -> dict:
     page = data["page"]
     return {
@@ -103,7 +117,7 @@ def _common(data: dict, base: str) -> dict:
         "colors": _colors(page),
         "base": base,
         "local_time": _time_formatter(page["time_zone"]),
-        "day_label": _day_label,
+        "day_label": days.label,
     }
 
 
@@ -139,7 +153,7 @@ def component_rows(data: dict, now: datetime) -> list[ComponentRow]:
                 if member.get("group_id") == component["id"] and _visible(member)
             ]
             if members:
-                worst = max((m.status for m in members), key=lambda s: SEVERITY.get(s, 0))
+                worst = max((m.status for m in members), key=_SHOWN_ORDER.index)
                 rows.append(ComponentRow(component, worst, None, members))
         elif component.get("group_id") not in group_ids and _visible(component):
             rows.append(row(component))

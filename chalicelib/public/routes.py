@@ -2,7 +2,8 @@
 
 Each view answers under `/s/{page_id}` (a page id or subdomain; Chalice needs one name for
 the parameter of `/s/...`, which the subscription links already call `page_id`) and, for a
-request whose `Host` is a page's custom domain, at the root (`/`, `/history`, ...).
+request whose `Host` is `{subdomain}.{PUBLIC_DOMAIN}` or a page's custom domain, at the root
+(`/`, `/history`, `/api/v2/summary.json`, ...).
 """
 
 import json
@@ -16,13 +17,23 @@ from chalicelib.domain import incidents, page_snapshot
 from chalicelib.domain.page_snapshot import Snapshot
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
-from chalicelib.public import caching, content, days, embed_script, feeds, html, status_api
+from chalicelib.public import (
+    caching,
+    content,
+    days,
+    embed_script,
+    feeds,
+    html,
+    security,
+    status_api,
+)
 from chalicelib.schemas import public as schemas
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")
 BY_PATH = "/s/{page_id}"
 HTML = "text/html; charset=utf-8"
+FAVICON = "image/svg+xml"
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$")
 _V2_SCHEMAS = {
     "summary.json": schemas.SummaryDocument,
@@ -46,11 +57,22 @@ class Visit:
         self.base = base
         self.site_url = site_url
 
-    def respond(self, content_type: str, render: Callable[[], str], *parts: str) -> Response:
+    def respond(
+        self,
+        content_type: str,
+        render: Callable[[], str],
+        *parts: str,
+        embeddable: bool = False,
+    ) -> Response:
         etag = caching.etag_of(self.snapshot.etag, self.base, *parts)
         extra = {} if self.base else {"Vary": "Host"}
         if content_type.startswith("application/json"):
             extra["Access-Control-Allow-Origin"] = "*"
+        if content_type == HTML:
+            return caching.respond(
+                self.request.headers, etag, content_type, render, extra, security.for_html
+            )
+        extra.update(security.for_data(embeddable=embeddable))
         return caching.respond(self.request.headers, etag, content_type, render, extra)
 
 
@@ -65,14 +87,24 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     if not _HOST.match(host):
         return None, "", ""
     scheme = request.headers.get("x-forwarded-proto", "https")
-    return page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+    subdomain = _subdomain_of(host)
+    snapshot = page_snapshot.load_by_subdomain(subdomain) if subdomain else None
+    return snapshot or page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+
+
+def _subdomain_of(host: str) -> str | None:
+    """`acme` of `acme.{PUBLIC_DOMAIN}`: one label, as subdomains are."""
+    domain = config.public_domain()
+    if not domain or not host.endswith("." + domain):
+        return None
+    label = host[: -len(domain) - 1]
+    return label if label and "." not in label else None
 
 
 def _refusal(error: errors.ApiError, as_html: bool) -> Response:
     if not as_html:
-        response = json_response(error.body(), error.status)
-        response.headers["Cache-Control"] = "no-store"
-        return response
+        headers = {"Cache-Control": "no-store", **security.for_data()}
+        return json_response(error.body(), error.status, headers)
     titles = {401: "This page is private", 404: "Page not found", 400: "Bad request"}
     messages = {
         401: "You must be signed in to see this status page.",
@@ -81,11 +113,19 @@ def _refusal(error: errors.ApiError, as_html: bool) -> Response:
     body = html.error_page(
         titles.get(error.status, error.message), messages.get(error.status, error.message)
     )
-    return caching.uncached(body, error.status, HTML)
+    return caching.uncached(body, error.status, HTML, security.for_html(body))
 
 
-def public_view(suffix: str, summary: str, *, as_html: bool = False, response=None):
-    """Register a view under `/s/{page_id}` and at the root of a custom domain."""
+def public_view(
+    suffix: str,
+    summary: str,
+    *,
+    as_html: bool = False,
+    response=None,
+    otherwise: Callable[[], Response] | None = None,
+):
+    """Register a view (GET and HEAD) under `/s/{page_id}` and at the root of a custom domain.
+    `otherwise` answers instead of the refusal when there is no page to show (or it is private)."""
 
     def register(view: Callable[[Visit], Response]) -> Callable:
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
@@ -99,13 +139,13 @@ def public_view(suffix: str, summary: str, *, as_html: bool = False, response=No
                         raise errors.unauthenticated()
                     return view(Visit(request, snapshot, base, site_url))
                 except errors.ApiError as error:
-                    return _refusal(error, as_html)
+                    return otherwise() if otherwise else _refusal(error, as_html)
 
             handler.__name__ = f"{view.__name__}{name}"
             where = "" if prefix else " (custom domain, by Host)"
             router.route(
                 (prefix + suffix) or "/",
-                ["GET"],
+                ["GET", "HEAD"],
                 summary=summary + where,
                 response=response,
                 authenticated=False,
@@ -196,7 +236,30 @@ def embed_status_script(visit: Visit) -> Response:
         lambda: embed_script.script(visit.data, visit.site_url),
         "embed",
         visit.site_url,
+        embeddable=True,
     )
+
+
+def _default_favicon() -> Response:
+    """The icon of a host or name that shows no page: the service's own."""
+    return Response(
+        body=html.favicon(None),
+        status_code=200,
+        headers={
+            "Content-Type": FAVICON,
+            "Cache-Control": f"public, max-age={caching.MAX_AGE_SECONDS}",
+            **security.for_data(),
+        },
+    )
+
+
+@public_view("/favicon.ico", "The page's icon", otherwise=_default_favicon)
+def favicon(visit: Visit) -> Response:
+    logo = visit.data["page"].get("favicon_logo")
+    if html.is_web_url(logo):
+        headers = {"Location": logo, "Cache-Control": f"public, max-age={caching.MAX_AGE_SECONDS}"}
+        return Response(body="", status_code=302, headers={**headers, **security.for_data()})
+    return visit.respond(FAVICON, lambda: html.favicon(visit.data["page"]), "favicon")
 
 
 def _v2_view(document: str) -> Callable[[Visit], Response]:

@@ -1,8 +1,9 @@
 """The 90-day uptime bars of a showcased component, from the status history in its snapshot.
 
-A day's color follows its weighted downtime (see `chalicelib.domain.uptime`): none is green,
-up to an hour yellow, up to four hours orange, more red; days before the component's start
-have no data.
+A day's color is its worst outage, as its hover text names it: a major outage red, a partial
+outage orange, none green (degraded performance and maintenance are no downtime); days before
+the component's start have no data. The uptime percentage weighs the durations (see
+`chalicelib.domain.uptime`).
 """
 
 from dataclasses import dataclass
@@ -10,9 +11,9 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib.domain import uptime
+from chalicelib.public.days import label as day_label
 
 DAYS = 90
-_LEVELS = ((0, "up"), (3600, "minor"), (4 * 3600, "major"))
 
 
 @dataclass(frozen=True)
@@ -39,21 +40,20 @@ def _duration(seconds: float) -> str:
 
 
 def _level(outage: uptime.Outage) -> str:
-    weighted = outage.weighted_seconds
-    for ceiling, level in _LEVELS:
-        if weighted <= ceiling:
-            return level
-    return "critical"
+    if outage.major_seconds:
+        return "critical"
+    if outage.partial_seconds:
+        return "major"
+    return "up"
 
 
 def _title(day: date, outage: uptime.Outage) -> str:
-    label = day.strftime("%b %d, %Y").replace(" 0", " ")
     parts = []
     if outage.major_seconds:
         parts.append(f"{_duration(outage.major_seconds)} major outage")
     if outage.partial_seconds:
         parts.append(f"{_duration(outage.partial_seconds)} partial outage")
-    return f"{label}: {', '.join(parts) if parts else 'no downtime recorded'}"
+    return f"{day_label(day)}: {', '.join(parts) if parts else 'no downtime recorded'}"
 
 
 def bars_of(entry: dict, time_zone: str, now: datetime, days: int = DAYS) -> UptimeBars:
@@ -65,7 +65,7 @@ def bars_of(entry: dict, time_zone: str, now: datetime, days: int = DAYS) -> Upt
         day = today - timedelta(days=offset)
         day_start, day_end = uptime.day_bounds(day, time_zone)
         if day_end <= start:
-            bars.append(Bar(day, "nodata", f"{day.isoformat()}: no data"))
+            bars.append(Bar(day, "nodata", f"{day_label(day)}: no data"))
             continue
         measured = uptime.outage(segments, max(day_start, start), min(day_end, now))
         bars.append(Bar(day, _level(measured), _title(day, measured)))

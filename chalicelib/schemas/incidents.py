@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text
+from chalicelib.schemas.components import ComponentOut
 
 ComponentStatus = Literal[
     "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance"
@@ -198,7 +199,7 @@ class IncidentTemplateOut(OutSchema):
     update_status: str | None
     should_tweet: bool
     should_send_notifications: bool
-    components: list[str]
+    components: list[ComponentOut]
     created_at: str
     updated_at: str
 

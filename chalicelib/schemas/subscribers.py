@@ -75,8 +75,16 @@ class SubscriberOut(OutSchema):
     state: str
 
 
-class SubscriberCount(OutSchema):
-    count: int
+class SubscriberCountByType(OutSchema):
+    """Statuspage's count: subscribers per type (kinds this service has no subscribers of,
+    such as Slack or Teams, count 0)."""
+
+    email: int
+    sms: int
+    webhook: int
+    integration_partner: int
+    slack: int
+    teams: int
 
 
 class StateCounts(OutSchema):
@@ -100,6 +108,16 @@ class SubscriberListQuery(Schema):
     page: int | None = Field(None, ge=0, description="0-based")
     sort_field: Literal["primary", "created_at", "quarantined_at"] | None = None
     sort_direction: Literal["asc", "desc"] | None = None
+
+
+class SubscriberCountQuery(Schema):
+    type: Literal["email", "sms", "webhook", "slack", "teams", "integration_partner"] | None = (
+        Field(None, description="count only subscribers of this type")
+    )
+    state: Literal["active", "unconfirmed", "quarantined", "all"] | None = Field(
+        None, description="count only subscribers in this state (default active)"
+    )
+    q: str | None = Field(None, description="text in the address, number or endpoint")
 
 
 class SmsCountryOut(OutSchema):

@@ -1,3 +1,5 @@
+import pytest
+
 from chalicelib.domain import organizations
 
 
@@ -111,6 +113,17 @@ def test_only_owners_change_permissions(world):
         {"pages": {world.page_id: {}}},
     )
     assert answer.status == 403
+
+
+@pytest.mark.parametrize(
+    "body", [{"pages": ["x"]}, {"pages": "all"}, {"pages": None}, {}, {"pages": {"x": True}}]
+)
+def test_permissions_whose_pages_are_not_an_object_are_400(world, body):
+    member = organizations.create_user(world.organization_id, "m4@example.com")
+    answer = world.api.put(
+        f"/v1/organizations/{world.organization_id}/permissions/{member.id}", body
+    )
+    assert (answer.status, answer.json) == (400, {"error": "Bad request"})
 
 
 def test_permissions_for_an_unknown_page_are_404(world):

@@ -126,9 +126,29 @@ def test_list_filters_sorts_and_pages(world):
     assert len(emails("?state=all")) == 5
     assert emails(".json?q=b@") == ["b@example.com"]
     assert world.api.get(subscribers_path(world, "?type=pigeon")).status == 422
-    assert world.api.get(subscribers_path(world, "/count?type=email")).json == {"count": 3}
     histogram = world.api.get(subscribers_path(world, "/histogram_by_state")).json
     assert histogram["email"] == {"active": 3, "unconfirmed": 1, "quarantined": 0, "total": 4}
+
+
+def test_count_is_statuspages_count_by_type_with_its_filters(world):
+    for address in ("a@example.com", "b@example.com"):
+        subscribe(world, {"email": address, "skip_confirmation_notification": True})
+    subscribe(world, {"email": "pending@example.com"})
+    subscribe(world, {"phone_country": "US", "phone_number": "4155550100"})
+    nothing = {"email": 0, "sms": 0, "webhook": 0, "integration_partner": 0, "slack": 0, "teams": 0}
+
+    def count(query=""):
+        answer = world.api.get(subscribers_path(world, "/count" + query))
+        assert answer.status == 200, answer.text
+        return answer.json
+
+    assert count() == {**nothing, "email": 2, "sms": 1}  # active by default
+    assert count("?state=all") == {**nothing, "email": 3, "sms": 1}
+    assert count("?state=unconfirmed") == {**nothing, "email": 1}
+    assert count("?type=email") == {**nothing, "email": 2}
+    assert count("?type=slack") == nothing
+    assert world.api.get(subscribers_path(world, "/count?type=pigeon")).status == 422
+    assert world.api.get(subscribers_path(world, "/count?state=gone")).status == 422
 
 
 def test_delete_returns_the_subscriber_and_lists_it_as_unsubscribed(world):
@@ -239,6 +259,41 @@ def test_organization_level_subscribers(world, prefix):
     assert deleted.status == 200
 
 
+def incident_manager_api(world):
+    """A member of the world's organization who may manage incidents on its page, no more."""
+    from chalicelib.domain import organizations
+
+    member = organizations.create_user(world.organization_id, "incidents@example.com")
+    organizations.set_page_roles(
+        member, {world.page_id: {"incident_manager": True, "page_configuration": False}}
+    )
+    return world.api.as_key(organizations.create_api_key(member))
+
+
+@pytest.mark.parametrize("prefix", ["/v0", "/v1"])
+def test_organization_level_subscriber_writes_need_the_page_level_role(world, prefix):
+    member_api = incident_manager_api(world)
+    incident = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "x"}}
+    ).json
+    base = f"{prefix}/organizations/{world.organization_id}"
+    incident_base = f"{base}/incidents/{incident['id']}"
+    subscriber = {"subscriber": {"email": "org@example.com"}}
+    page_level = subscribe(world, {"email": "page@example.com"}).json
+    incident_level = world.api.post(f"{incident_base}/subscribers.json", subscriber).json
+
+    assert member_api.post(subscribers_path(world), subscriber).status == 403
+    assert member_api.post(f"{base}/subscribers.json", subscriber).status == 403
+    assert member_api.post(f"{incident_base}/subscribers.json", subscriber).status == 403
+    assert member_api.delete(f"{base}/subscribers/{page_level['id']}.json").status == 403
+    assert (
+        member_api.delete(f"{incident_base}/subscribers/{incident_level['id']}.json").status == 403
+    )
+    assert member_api.get(f"{base}/subscribers.json?state=all").status == 200
+    listed = world.api.get(subscribers_path(world, "?state=all")).json
+    assert {s["id"] for s in listed} == {page_level["id"], incident_level["id"]}
+
+
 def test_another_organizations_subscribers_are_404(make_world):
     mine, theirs = make_world(), make_world()
     subscriber = subscribe(theirs, {"email": "theirs@example.com"}).json
@@ -271,3 +326,17 @@ def test_unsubscribe_link_works_without_login(world):
 def test_moto_ses_has_a_verified_sender(aws):
     identities = boto3.client("ses", region_name="us-east-1").list_identities()["Identities"]
     assert "notifications@statuspage.local" in identities
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["http://100.64.0.1/hook", "http://[2002:a9fe:a9fe::]/latest/meta-data/"]
+)
+def test_webhooks_to_internal_addresses_are_refused_outside_the_local_stage(
+    world, monkeypatch, endpoint
+):
+    from chalicelib.notify import webhook
+
+    monkeypatch.setattr(webhook, "internal_addresses_allowed", lambda: False)
+    answer = subscribe(world, {"endpoint": endpoint, "email": "ops@example.com"})
+    assert answer.status == 422, answer.text
+    assert list(answer.json["errors"]) == ["endpoint"]

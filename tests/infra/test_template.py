@@ -292,3 +292,24 @@ def test_tools_in_a_zip_are_named():
         "deployment.zip: carries pip",
         "deployment.zip: carries the Chalice command line",
     ]
+
+
+def test_paths_no_route_serves_answer_the_contract_404_and_echo_nothing(resources):
+    from chalicelib.http import errors
+
+    definition = resources[generate.REST_API]["Properties"]["DefinitionBody"]
+    responses = definition["x-amazon-apigateway-gateway-responses"]
+    unknown = responses["MISSING_AUTHENTICATION_TOKEN"]
+    assert unknown["statusCode"] == 404
+    assert json.loads(unknown["responseTemplates"]["application/json"]) == {
+        "error": errors.NOT_FOUND
+    }
+    for response_type in ("RESOURCE_NOT_FOUND", "DEFAULT_4XX", "DEFAULT_5XX"):
+        assert response_type in responses
+    for response in responses.values():
+        # A fixed body: no `$context.error.message` (it quotes the Authorization header), no
+        # request values, and no header mapping that could copy one.
+        for body in response["responseTemplates"].values():
+            assert "$" not in body
+            assert set(json.loads(body)) == {"error"}
+        assert "responseParameters" not in response

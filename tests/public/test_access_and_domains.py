@@ -75,3 +75,46 @@ def test_a_subdomain_shaped_like_another_page_id_cannot_take_that_page(world, ma
     publish(world)
     shown = world.api.as_key(None).get(f"/s/{world.page_id}/api/v2/status.json")
     assert shown.json["page"]["id"] == world.page_id
+
+
+def test_a_page_id_names_its_own_page_before_its_snapshot_exists(world, make_world):
+    from chalicelib.store import snapshots
+
+    other = make_world("Other")
+    answer = other.api.patch(f"/v1/pages/{other.page_id}", {"page": {"subdomain": world.page_id}})
+    assert answer.status == 200, answer.text
+    publish(other)
+    snapshots.remove(world.page_id, [snapshots.key_of(snapshots.PAGE, world.page_id)])
+    shown = world.api.as_key(None).get(f"/s/{world.page_id}/api/v2/status.json")
+    assert shown.json["page"]["id"] == world.page_id
+
+
+def test_every_page_is_served_at_the_root_of_its_subdomain_host(world, visitor):
+    subdomain = f"acme-{world.page_id}"
+    update_page(world, subdomain=subdomain)
+    make_component(world, "Checkout")
+    publish(world)
+    host = f"{subdomain}.localhost:8000"  # PUBLIC_DOMAIN is `localhost` on the local stages
+    page = visitor.api.get("/", headers={"Host": host})
+    assert page.status == 200
+    assert "Checkout" in page.text
+    assert 'href="/history"' in page.text
+    # What the status widget does: the page's host, then /api/v2/summary.json.
+    summary = visitor.api.get("/api/v2/summary.json", headers={"Host": host})
+    assert summary.status == 200
+    assert summary.json["page"]["id"] == world.page_id
+    assert summary.headers["Vary"] == "Host"
+    assert visitor.api.get("/", headers={"Host": "nosuchpage.localhost"}).status == 404
+    assert visitor.api.get("/", headers={"Host": f"x.{subdomain}.localhost"}).status == 404
+
+
+def test_the_public_domain_is_a_setting(world, visitor, monkeypatch):
+    subdomain = f"acme-{world.page_id}"
+    update_page(world, subdomain=subdomain)
+    publish(world)
+    monkeypatch.setenv("PUBLIC_DOMAIN", "status.example.net")
+    host = f"{subdomain}.status.example.net"
+    assert visitor.api.get("/api/v2/status.json", headers={"Host": host}).status == 200
+    assert visitor.api.get("/", headers={"Host": f"{subdomain}.localhost"}).status == 404
+    monkeypatch.setenv("PUBLIC_DOMAIN", "")
+    assert visitor.api.get("/", headers={"Host": host}).status == 404

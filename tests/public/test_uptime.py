@@ -149,5 +149,5 @@ def test_the_public_page_draws_the_day_of_the_outage(world, timeline, visitor):
     publish(world)
     bars = visitor.get("").text.split('class="bar level-')[1:]
     levels = [bar.split('"')[0] for bar in bars]
-    assert levels[-3:] == ["major", "up", "up"]  # 1 h major + 2 h partial x 0.3: over an hour
+    assert levels[-3:] == ["critical", "up", "up"]  # its worst: a major outage
     assert levels[0] == "nodata"

@@ -1,0 +1,37 @@
+"""Which webhook addresses are public (outside the local stage only those are called)."""
+
+import pytest
+
+from chalicelib.notify.webhook import is_public_address
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "100.64.0.1",  # shared address space (carrier-grade NAT)
+        "100.127.255.254",
+        "2002:a9fe:a9fe::",  # 6to4 of 169.254.169.254, the metadata service
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "2002:0a00:0001::1",  # 6to4 of 10.0.0.1
+        "::ffff:169.254.169.254",  # IPv4-mapped
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
+        "169.254.169.254",
+        "fd00:ec2::254",
+        "127.0.0.1",
+        "10.1.2.3",
+        "192.168.0.1",
+        "::1",
+        "fe80::1",
+        "224.0.0.1",
+        "0.0.0.0",
+    ],
+)
+def test_internal_addresses_are_not_public(address):
+    assert not is_public_address(address)
+
+
+@pytest.mark.parametrize(
+    "address", ["8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2002:0808:0808::"]
+)
+def test_global_addresses_are_public(address):
+    assert is_public_address(address)
