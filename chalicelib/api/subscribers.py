@@ -5,6 +5,7 @@ from chalice import Blueprint
 from chalicelib import clock
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import incidents, subscribers
+from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
 from chalicelib.http import errors
@@ -328,7 +329,7 @@ def _organization_page_of_incident(request: ApiRequest) -> Page:
         try:
             incidents.get_incident(page.id, request.params["incident_id"])
             return page
-        except errors.ApiError:
+        except NotFound:
             continue
     raise errors.not_found()
 
@@ -344,7 +345,7 @@ def _organization_subscriber(request: ApiRequest, incident_id: str | None) -> Su
     for page in _organization_pages(request):
         try:
             return subscribers.find(page.id, request.params["subscriber_id"], incident_id)
-        except errors.ApiError:
+        except NotFound:
             continue
     raise errors.not_found()
 
