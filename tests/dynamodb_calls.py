@@ -1,4 +1,5 @@
-"""Records the DynamoDB operations made while a block runs (botocore's client layer)."""
+"""Records the DynamoDB operations made while a block runs, and the items each read
+(botocore's client layer)."""
 
 from collections import Counter
 from contextlib import contextmanager
@@ -9,6 +10,8 @@ import botocore.client
 class CallLog:
     def __init__(self) -> None:
         self.operations: list[str] = []
+        # Items each call read (returned, or examined by a filter), in call order.
+        self.items: list[int] = []
 
     def count(self, operation: str | None = None) -> int:
         if operation is None:
@@ -18,16 +21,31 @@ class CallLog:
     def summary(self) -> Counter:
         return Counter(self.operations)
 
+    def items_read(self) -> int:
+        return sum(self.items)
+
 
 _active: list[CallLog] = []
 _original = botocore.client.BaseClient._make_api_call
 
 
+def _items_in(answer: dict) -> int:
+    if "ScannedCount" in answer:
+        return answer["ScannedCount"]
+    if "Item" in answer:
+        return 1
+    if "Responses" in answer:
+        return sum(len(items) for items in answer["Responses"].values())
+    return 0
+
+
 def _recording_call(self, operation_name, api_params):
+    answer = _original(self, operation_name, api_params)
     if self.meta.service_model.service_name == "dynamodb":
         for log in _active:
             log.operations.append(operation_name)
-    return _original(self, operation_name, api_params)
+            log.items.append(_items_in(answer))
+    return answer
 
 
 botocore.client.BaseClient._make_api_call = _recording_call

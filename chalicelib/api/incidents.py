@@ -4,7 +4,7 @@ from chalice import Blueprint
 
 from chalicelib.domain import incidents
 from chalicelib.http import errors
-from chalicelib.http.pagination import paginate
+from chalicelib.http.pagination import page_and_size
 from chalicelib.http.routing import ApiRequest, Router
 from chalicelib.schemas.incidents import (
     IncidentCreate,
@@ -25,14 +25,26 @@ MAINTENANCE_MANAGER = "maintenance_manager"
 
 
 def _listed(request: ApiRequest, keep) -> list[IncidentOut]:
+    """A page of a list, as Statuspage's v1 pages them: `limit` (or `per_page`, default and
+    max 100) and a 1-based `page`. The whole list reads only the incidents of the page asked
+    for; the others read the open incidents (a sparse index) and the updates of the page's."""
     request.page()
-    found = incidents.list_incidents(request.params["page_id"])
-    found = [incident for incident in found if keep(incident.record)]
-    found = incidents.search(found, request.query.get("q"))
+    page_id = request.params["page_id"]
     query = dict(request.query)
-    if "limit" in query and "per_page" not in query:
+    if "limit" in query:
         query["per_page"] = query["limit"]
-    return [incident_out(incident) for incident in paginate(found, query)]
+    number, size = page_and_size(query)
+    text = request.query.get("q")
+    if keep is None:
+        found = incidents.list_page(page_id, size, number, text)
+    else:
+        records = [record for record in incidents.open_records(page_id) if keep(record)]
+        if text:
+            found = incidents.search(incidents.with_updates(records), text)
+            found = found[(number - 1) * size : number * size]
+        else:
+            found = incidents.with_updates(records[(number - 1) * size : number * size])
+    return [incident_out(incident) for incident in found]
 
 
 def _role_for(scheduled: bool) -> str:
@@ -40,9 +52,12 @@ def _role_for(scheduled: bool) -> str:
 
 
 LISTS = {
-    INCIDENTS: ("List incidents", lambda record: True),
+    INCIDENTS: ("List incidents", None),
     INCIDENTS + "/unresolved": ("List unresolved incidents", incidents.is_unresolved),
-    INCIDENTS + "/scheduled": ("List scheduled incidents", lambda record: record.scheduled),
+    INCIDENTS + "/scheduled": (
+        "List scheduled maintenances not completed",
+        incidents.is_maintenance,
+    ),
     INCIDENTS + "/upcoming": ("List upcoming maintenances", incidents.is_upcoming),
     INCIDENTS + "/active_maintenance": (
         "List active maintenances",

@@ -57,7 +57,9 @@ def publish_postmortem(request: ApiRequest):
         postmortems.publish(
             page.id,
             request.params["incident_id"],
-            options,
+            notify_subscribers=options.notify_subscribers,
+            notify_social=options.notify_social,
+            custom_post=options.custom_post,
             emails_allowed=bool(profile.get("allow_email_subscribers")),
             social_account=bool(profile.get("social_username")),
         )

@@ -7,6 +7,7 @@ from chalice import Blueprint
 from chalicelib import clock
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import incidents, subscribers
+from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
 from chalicelib.http import errors
@@ -334,7 +335,7 @@ def _organization_page_of_incident(request: ApiRequest, role: str | None = None)
     for page in _organization_pages(request):
         try:
             incidents.get_incident(page.id, request.params["incident_id"])
-        except errors.ApiError:
+        except NotFound:
             continue
         require_role(request.principal, page.id, role)
         return page
@@ -355,7 +356,7 @@ def _organization_subscriber(
     for page in _organization_pages(request):
         try:
             subscriber = subscribers.find(page.id, request.params["subscriber_id"], incident_id)
-        except errors.ApiError:
+        except NotFound:
             continue
         require_role(request.principal, page.id, role)
         return subscriber

@@ -4,11 +4,9 @@ the `affected_components` its update records, and the components it shows."""
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from chalicelib.domain import components
-from chalicelib.http import errors
+from chalicelib.domain import components, errors
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.components import Component
-from chalicelib.store.outbox import OutboxEvent
-from chalicelib.views.components import component_out
 
 
 @dataclass
@@ -18,15 +16,11 @@ class Effects:
     moment: datetime
     old_statuses: dict[str, str] = field(default_factory=dict)
 
-    def stage(self, writes) -> list[OutboxEvent]:
-        """Add the component writes to the incident's transaction."""
-        events = []
+    def stage(self, work: Work) -> None:
+        """Stage the component writes with the incident's."""
         by_id = {record.id: record for record in self.records}
         for component_id, status in self.changes.items():
-            event = components.stage_status(writes, by_id[component_id], status, self.moment)
-            if event is not None:
-                events.append(event)
-        return events
+            components.stage_status(work, by_id[component_id], status)
 
     def affected(self) -> list[dict]:
         by_id = {record.id: record for record in self.records}
@@ -48,7 +42,7 @@ class Effects:
             record = by_id.get(component_id)
             if record is None:
                 continue  # deleted since the incident named it
-            view = component_out(self.records, record).model_dump(mode="json")
+            view = components.component_fields(self.records, record)
             view["status"] = self.changes.get(component_id, record.status)
             view.pop("components", None)
             shown.append(view)
@@ -57,7 +51,8 @@ class Effects:
 
 def plan(page_id: str, named: list[str], requested: dict[str, str], moment: datetime) -> Effects:
     """Check the named components belong to the page; plan the requested statuses."""
-    records = components.components_of(page_id)
+    # Consistent: the versions read are the ones the status writes are conditioned on.
+    records = components.components_of(page_id, consistent=True)
     known = {record.id: record for record in records}
     for component_id in named:
         if component_id not in known:

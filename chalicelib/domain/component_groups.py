@@ -3,6 +3,7 @@
 at most one group, so joining one leaves the other (which goes if that was its last member)."""
 
 from chalicelib import ids
+from chalicelib.domain import errors
 from chalicelib.domain.components import (
     OPERATIONAL,
     Edit,
@@ -11,7 +12,6 @@ from chalicelib.domain.components import (
     edit_components,
     remove,
 )
-from chalicelib.http import errors
 from chalicelib.schemas.components import ComponentGroupFields
 from chalicelib.store.components import Component
 

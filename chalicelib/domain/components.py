@@ -3,44 +3,30 @@ them made as one `Edit`.
 
 A group is a component with `group` true; its members carry its id in `group_id`, so one
 Query of the page partition holds the whole page. An `Edit` reads that Query consistently,
-applies the rules in memory and writes the items it changed in one transaction, each on the
+applies the rules in memory and stages the items it changed on the unit of work, each on the
 condition that its version is still the one read. A concurrent writer therefore makes the commit
-fail instead of being overwritten: the change is made once more from a fresh read, and a second
-loss is a 409.
+fail instead of being overwritten: the unit of work makes the change again from a fresh read.
 
 Rules kept here: the five statuses, one level of groups, a group never empty (it goes with its
-last member; deleting it orphans its members), every status change recorded in the status
-history with a `component_update` event in the same transaction. The page order is by the
+last member; deleting it orphans its members), every status change recorded in the component's
+status day with a `component_update` event in the same transaction. The page order is by the
 stored `position`, which may be fractional so that an insert or a move writes one item; the API
 shows the dense rank 1..n (`position_of`).
 """
 
-import logging
 from collections.abc import Callable
-from datetime import datetime
 from typing import NamedTuple, TypeVar, get_args
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
-
 from chalicelib import clock, config, ids
-from chalicelib.domain.public_page import refresh_public_page
-from chalicelib.http import errors
-from chalicelib.notify import outbox
+from chalicelib.domain import errors, unit_of_work
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.schemas.components import ComponentFields, ComponentStatus
-from chalicelib.store.base import transaction
-from chalicelib.store.components import Component, ComponentStatusChange
-from chalicelib.store.outbox import OutboxEvent
+from chalicelib.store.components import Component, record_change
 
 STATUSES = get_args(ComponentStatus)
 OPERATIONAL = "operational"
 COMPONENT_UPDATE_EVENT = "component_update"
-# DynamoDB takes at most 100 items in one transaction.
-MAX_TRANSACTION_ITEMS = 100
-# Cancellation reasons of a transaction that another writer got in ahead of.
-_RACE_REASONS = ("ConditionalCheckFailed", "TransactionConflict")
 T = TypeVar("T")
-logger = logging.getLogger(__name__)
 
 
 def in_page_order(records: list[Component]) -> list[Component]:
@@ -57,6 +43,29 @@ def position_of(records: list[Component], component: Component) -> int:
     return [record.id for record in records].index(component.id) + 1
 
 
+def component_fields(records: list[Component], component: Component) -> dict:
+    """A component as every reader shows it (a group with its members' ids)."""
+    fields = {
+        "id": component.id,
+        "page_id": component.page_id,
+        "group_id": component.group_id,
+        "created_at": clock.iso(component.created_at),
+        "updated_at": clock.iso(component.updated_at),
+        "group": bool(component.group),
+        "name": component.name,
+        "description": component.description,
+        "position": position_of(records, component),
+        "status": component.status,
+        "showcase": bool(component.showcase),
+        "only_show_if_degraded": bool(component.only_show_if_degraded),
+        "automation_email": component.automation_email,
+        "start_date": component.start_date,
+    }
+    if component.group:
+        fields["components"] = [member.id for member in members_of(records, component.id)]
+    return fields
+
+
 def members_of(records: list[Component], group_id: str) -> list[Component]:
     return [record for record in records if record.group_id == group_id and not record.group]
 
@@ -66,7 +75,7 @@ def find(records: list[Component], component_id: str, *, group: bool | None = No
     for record in records:
         if record.id == component_id and (group is None or bool(record.group) == group):
             return record
-    raise errors.not_found()
+    raise errors.NotFound()
 
 
 def check_named(
@@ -81,69 +90,44 @@ def check_named(
             raise errors.invalid(field, f"{component_id} is not {what} of this page")
 
 
-def stage_status(
-    writes: TransactWrite, component: Component, new_status: str, moment: datetime
-) -> OutboxEvent | None:
-    """Add a status change to the caller's transaction `writes`: the component (conditioned on
-    the version it was read at), its history entry and the `component_update` event. Returns
-    the event, to `outbox.publish` once the transaction committed (None if nothing changed).
-    Incidents applying `components[id]=status` call this inside their own transaction."""
+def stage_status(work: Work, component: Component, new_status: str) -> None:
+    """Stage a status change on `work`: the component (on the version it was read at) and,
+    if the status moved, its status day and the `component_update` event, all in one
+    transaction. Incidents applying `components[id]=status` call this."""
     old_status = component.status
     component.status = new_status
-    component.updated_at = moment
-    writes.save(component)
-    if old_status == new_status:
-        return None
-    return _stage_status_change(writes, component, old_status, moment)
+    component.updated_at = work.moment
+    with work.together():
+        work.save(component)
+        if old_status != new_status:
+            _stage_status_change(work, component, old_status)
 
 
-def _stage_status_change(
-    writes: TransactWrite, component: Component, old_status: str, moment: datetime
-) -> OutboxEvent:
-    change_id = ids.new_id()
-    writes.save(
-        ComponentStatusChange(
-            component.id,
-            f"{clock.iso(moment)}#{change_id}",
-            id=change_id,
-            page_id=component.page_id,
-            old_status=old_status,
-            new_status=component.status,
-            created_at=moment,
-        )
-    )
-    return outbox.stage_event(
-        writes,
-        component.page_id,
+def _stage_status_change(work: Work, component: Component, old_status: str) -> None:
+    """The status day's new entry and the event (staged with the component's own write)."""
+    day, actions = record_change(component, old_status, work.moment)
+    work.update(day, actions, versioned=False)
+    work.event(
         COMPONENT_UPDATE_EVENT,
         {
-            "id": change_id,
+            "id": ids.new_id(),
             "component_id": component.id,
             "old_status": old_status,
             "new_status": component.status,
-            "created_at": clock.iso(moment),
+            "created_at": clock.iso(work.moment),
         },
     )
 
 
-Step = Callable[[TransactWrite], OutboxEvent | None]
-
-
-class Unit(NamedTuple):
-    """Writes that land in the same transaction, and how many items they are."""
-
-    items: int
-    steps: list[Step]
-
-
 class Edit:
-    """One change to a page's components: read once, changed in memory, committed together."""
+    """One change to a page's components: read once, changed in memory, staged together."""
 
-    def __init__(self, page_id: str):
-        self.page_id = page_id
-        self.moment = clock.now()
+    def __init__(self, work: Work):
+        self.work = work
+        self.page_id = work.page_id
+        self.moment = work.moment
         # Consistent: the versions read are the ones the commit is conditioned on.
-        self.records = components_of(page_id, consistent=True)
+        self.records = components_of(self.page_id, consistent=True)
         self._saved: dict[str, Component] = {}
         self._deleted: dict[str, Component] = {}
         self._old_statuses: dict[str, str] = {}
@@ -239,53 +223,18 @@ class Edit:
         self._saved.pop(record.id, None)
         self._deleted[record.id] = record
 
-    def commit(self) -> list[OutboxEvent]:
-        """Write the changes; returns the events to publish. More changes than one transaction
-        holds are written in several, new items first and deletions last, so that what a
-        failure leaves behind still keeps the rules."""
-        events: list[OutboxEvent] = []
-        for steps in _batches(self._units()):
-            with transaction() as writes:
-                staged = [step(writes) for step in steps]
-            events.extend(event for event in staged if event is not None)
-        return events
-
-    def _units(self) -> list[Unit]:
-        """The writes, in units that must land in the same transaction."""
-        units: list[Unit] = []
+    def stage(self) -> None:
+        """Stage the changes on the work: new and changed items first, deletions last, so
+        that what a failure between two transactions leaves behind still keeps the rules.
+        A status change lands with its status day and event."""
         for record in self._saved.values():
             old_status = self._old_statuses.get(record.id)
-            if old_status is not None and old_status != record.status:
-                units.append(Unit(3, [_saving(record), _recording(record, old_status)]))
-            else:
-                units.append(Unit(1, [_saving(record)]))
-        units.extend(Unit(1, [_deleting(record)]) for record in self._deleted.values())
-        return units
-
-
-def _saving(record: Component) -> Step:
-    return lambda writes: writes.save(record)
-
-
-def _deleting(record: Component) -> Step:
-    return lambda writes: writes.delete(record)
-
-
-def _recording(record: Component, old_status: str) -> Step:
-    """The status history entry and the event (two items)."""
-    return lambda writes: _stage_status_change(writes, record, old_status, record.updated_at)
-
-
-def _batches(units: list[Unit]) -> list[list[Step]]:
-    batches: list[list[Step]] = []
-    size = MAX_TRANSACTION_ITEMS
-    for unit in units:
-        if size + unit.items > MAX_TRANSACTION_ITEMS:
-            batches.append([])
-            size = 0
-        batches[-1].extend(unit.steps)
-        size += unit.items
-    return batches
+            with self.work.together():
+                self.work.save(record)
+                if old_status is not None and old_status != record.status:
+                    _stage_status_change(self.work, record, old_status)
+        for record in self._deleted.values():
+            self.work.delete(record)
 
 
 def _position_between(others: list[Component], index: int) -> float | int | None:
@@ -300,30 +249,17 @@ def _position_between(others: list[Component], index: int) -> float | int | None
     return middle if before < middle < after else None
 
 
-def _lost_race(error: TransactWriteError) -> bool:
-    if error.cause_response_code == "TransactionConflictException":
-        return True
-    reasons = error.cancellation_reasons or []
-    return any(reason is not None and reason.code in _RACE_REASONS for reason in reasons)
-
-
 def edit_components(page_id: str, change: Callable[[Edit], T]) -> T:
-    """Apply `change` to a fresh `Edit` of the page and commit it; if another writer got in
-    first, once more from a fresh read; a second loss is a 409. Then publish the events and
-    refresh the public page."""
-    for _ in range(2):
-        edit = Edit(page_id)
+    """Apply `change` to a fresh `Edit` of the page, in the unit of work (which makes it
+    again from a fresh read when another writer got in first)."""
+
+    def staged(work: Work) -> T:
+        edit = Edit(work)
         result = change(edit)
-        try:
-            events = edit.commit()
-        except TransactWriteError as error:
-            if _lost_race(error):
-                continue
-            raise
-        outbox.publish(events)
-        refresh_public_page(page_id)
+        edit.stage()
         return result
-    raise errors.conflict()
+
+    return unit_of_work.run(page_id, staged)
 
 
 def _automation_email(component_id: str) -> str:

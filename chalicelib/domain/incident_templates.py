@@ -1,9 +1,8 @@
 """Incident templates: a saved name, body, status and components to start an incident from."""
 
 from chalicelib import clock, ids
-from chalicelib.domain import components
+from chalicelib.domain import components, errors
 from chalicelib.domain import incident_states as states
-from chalicelib.http import errors
 from chalicelib.schemas.incidents import IncidentTemplateFields
 from chalicelib.store.incidents import IncidentTemplate
 

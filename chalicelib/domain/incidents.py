@@ -1,23 +1,24 @@
 """Incidents and their updates: creation, appended updates, edits, deletion (SPEC 3.2, 4.8).
 
-Every write of an incident goes through one transaction with its new update, the component
-statuses it applies and the outbox event that announces it: all land, or none does.
+Every write of an incident is one unit of work with its new update, the component statuses it
+applies and the outbox event that announces it: all land, or none does. An append writes only
+the incident attributes it changes, whatever their version (`versioned=False`), and a new
+update item of its own, so appends from many clients at once never conflict; only a condition
+that states an intent (the maintenance step's "still in this status") can.
+
+Reads never walk a page's history: a list page reads the keys before it and then only its own
+incidents; the open ones and the ones that began in a period come from sparse indexes.
 """
 
+import copy
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.expressions.condition import Condition
-
 from chalicelib import clock, ids
-from chalicelib.domain import component_effects
+from chalicelib.domain import component_effects, errors, unit_of_work
 from chalicelib.domain import incident_states as states
-from chalicelib.domain.public_page import refresh_public_page
-from chalicelib.http import errors
-from chalicelib.notify import outbox
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.schemas.incidents import IncidentFields
-from chalicelib.store.base import transaction
 from chalicelib.store.incidents import (
     INCIDENT_PREFIX,
     IncidentRecord,
@@ -27,6 +28,10 @@ from chalicelib.store.incidents import (
 )
 
 INCIDENT_UPDATE_EVENT = "incident_update"
+# The newest update, in brief, on the incident item: what lists of past incidents show.
+BRIEF_BODY_CHARS = 300
+# Items a list reads per request: an incident and a few updates each.
+READ_PAGE_SIZE = 10
 # DynamoDB takes at most 100 writes in a transaction; an incident write needs a few of its own.
 MAX_COMPONENTS_PER_WRITE = 40
 
@@ -57,26 +62,124 @@ def _group(records: list[IncidentRecord]) -> list[Incident]:
     return [incident for incident in incidents.values() if incident.record is not None]
 
 
-def list_incidents(page_id: str, *, consistent: bool = False) -> list[Incident]:
+def _read_newest_first(page_id: str, condition, wanted: int, keep=None) -> list[Incident]:
+    """Up to `wanted` incidents (each with its updates) from the page partition, newest first,
+    reading no further than needed. Read backwards, an incident's updates come (newest first)
+    just before the incident itself."""
+    found: list[Incident] = []
+    updates: list[IncidentRecord] = []
     records = IncidentRecord.query(
         page_id,
-        IncidentRecord.key.startswith(INCIDENT_PREFIX),
+        condition,
         scan_index_forward=False,
-        consistent_read=consistent,
+        page_size=min(100, max(READ_PAGE_SIZE, 3 * wanted)),
     )
-    return _group(list(records))
+    for record in records:
+        if record.kind != "incident":
+            updates.append(record)
+            continue
+        incident = Incident(record, [u for u in updates if u.incident_id == record.id])
+        updates = []
+        if keep is None or keep(incident):
+            found.append(incident)
+            if len(found) >= wanted:
+                break
+    return found
 
 
-def get_incident(page_id: str, incident_id: str) -> Incident:
+def list_page(page_id: str, limit: int, number: int, text: str | None = None) -> list[Incident]:
+    """Page `number` (1-based) of the page's incidents, `limit` a page, newest first. Pages
+    after the first count off the incidents before them on a keys-only index. With `text`,
+    only the incidents whose name or updates contain it (a search reads until it has found
+    enough)."""
+    skip = (number - 1) * limit
+    if text:
+        needle = text.lower()
+        matching = _read_newest_first(
+            page_id,
+            IncidentRecord.key.startswith(INCIDENT_PREFIX),
+            skip + limit,
+            keep=lambda incident: _mentions(incident, needle),
+        )
+        return matching[skip:]
+    condition = IncidentRecord.key.startswith(INCIDENT_PREFIX)
+    if skip:
+        keys = list(
+            IncidentRecord.by_page.query(
+                page_id, scan_index_forward=False, limit=skip + 1, page_size=min(skip + 1, 1000)
+            )
+        )
+        if len(keys) <= skip:
+            return []
+        condition = IncidentRecord.key.between(INCIDENT_PREFIX, keys[skip].key + "#~")
+    return _read_newest_first(page_id, condition, limit)
+
+
+def _mentions(incident: Incident, needle: str) -> bool:
+    return needle in (incident.record.name or "").lower() or any(
+        needle in (update.body or "").lower() for update in incident.updates
+    )
+
+
+def open_records(page_id: str) -> list[IncidentRecord]:
+    """The page's open incidents and maintenances (not resolved, not completed), newest
+    first: one Query of a sparse index, however long the page's history."""
+    return list(IncidentRecord.open_index.query(page_id, scan_index_forward=False))
+
+
+def with_updates(records: list[IncidentRecord]) -> list[Incident]:
+    """Each incident with its updates (a Query each)."""
+    return [_whole(record.page_id, record.id, record) for record in records]
+
+
+def started_between(page_id: str, start: datetime, end: datetime) -> list[IncidentRecord]:
+    """Incidents that began in [start, end) (a maintenance: when its window opens), newest
+    first, without their updates (each carries its newest in brief)."""
+    return list(
+        IncidentRecord.by_start.query(
+            page_id,
+            IncidentRecord.started_at.between(start, end),
+            scan_index_forward=False,
+        )
+    )
+
+
+def started_before(page_id: str, moment: datetime) -> bool:
+    """Whether any incident of the page began before `moment` (one item read at most)."""
+    older = IncidentRecord.by_start.query(
+        page_id, IncidentRecord.started_at < moment, scan_index_forward=False, limit=1
+    )
+    return next(iter(older), None) is not None
+
+
+def _whole(
+    page_id: str, incident_id: str, known: IncidentRecord | None = None, *, consistent=False
+) -> Incident:
     records = IncidentRecord.query(
         page_id,
         IncidentRecord.key.startswith(incident_key(incident_id)),
         scan_index_forward=False,
+        consistent_read=consistent,
     )
     found = [incident for incident in _group(list(records)) if incident.record.id == incident_id]
     if not found:
-        raise errors.not_found()
+        if known is not None:
+            return Incident(known, [])
+        raise errors.NotFound()
     return found[0]
+
+
+def get_record(page_id: str, incident_id: str, *, consistent: bool = False) -> IncidentRecord:
+    """The incident item alone (one GetItem), without its updates."""
+    try:
+        return IncidentRecord.get(page_id, incident_key(incident_id), consistent_read=consistent)
+    except IncidentRecord.DoesNotExist:
+        raise errors.NotFound() from None
+
+
+def get_incident(page_id: str, incident_id: str, *, consistent: bool = False) -> Incident:
+    """The incident with all its updates, newest first (one Query)."""
+    return _whole(page_id, incident_id, consistent=consistent)
 
 
 def is_unresolved(record: IncidentRecord) -> bool:
@@ -91,16 +194,18 @@ def is_active_maintenance(record: IncidentRecord) -> bool:
     return record.scheduled and record.status in ("in_progress", "verifying")
 
 
-def search(incidents: list[Incident], text: str | None) -> list[Incident]:
-    if not text:
-        return incidents
+def is_maintenance(record: IncidentRecord) -> bool:
+    return bool(record.scheduled)
+
+
+def search(found: list[Incident], text: str) -> list[Incident]:
+    """The incidents whose name or updates contain `text` (any case)."""
     needle = text.lower()
-    return [
-        incident
-        for incident in incidents
-        if needle in (incident.record.name or "").lower()
-        or any(needle in (update.body or "").lower() for update in incident.updates)
-    ]
+    return [incident for incident in found if _mentions(incident, needle)]
+
+
+def is_open(record: IncidentRecord) -> bool:
+    return record.status not in states.CLOSED
 
 
 def _template_defaults(page_id: str, fields: IncidentFields) -> IncidentFields:
@@ -142,7 +247,7 @@ def _check_window(scheduled_for: datetime | None, scheduled_until: datetime | No
     if not problems and scheduled_for >= scheduled_until:
         problems["scheduled_until"] = ["must be after scheduled_for"]
     if problems:
-        raise errors.unprocessable(problems)
+        raise errors.Invalid(problems)
 
 
 def _check_status(status: str, scheduled: bool) -> None:
@@ -210,38 +315,66 @@ def _new_update(
     )
 
 
-def _commit(
+def brief(update: IncidentRecord) -> dict:
+    """An update as a list of past incidents shows it (stored on its incident)."""
+    return {
+        "id": update.id,
+        "incident_id": update.incident_id,
+        "status": update.status,
+        "body": (update.body or "")[:BRIEF_BODY_CHARS],
+        "created_at": clock.iso(update.created_at),
+        "updated_at": clock.iso(update.updated_at),
+        "display_at": clock.iso(update.display_at or update.created_at),
+        "affected_components": None,
+        "deliver_notifications": bool(update.deliver_notifications),
+    }
+
+
+def _index(record: IncidentRecord) -> None:
+    """The sparse index keys: every incident is listed, open ones are also open, and each
+    is placed by when it began."""
+    refresh_due(record)
+    record.incident_page = record.page_id
+    record.open_page = record.page_id if is_open(record) else None
+    record.started_at = (record.scheduled_for if record.scheduled else None) or record.created_at
+
+
+def _changes(record: IncidentRecord, before: dict) -> list:
+    """Update actions for exactly the attributes that differ from `before`."""
+    actions = []
+    keys = {IncidentRecord._hash_keyname, IncidentRecord._range_keyname, "version"}
+    for name, attribute in IncidentRecord.get_attributes().items():
+        if name in keys:
+            continue
+        value = getattr(record, name)
+        if value == before.get(name):
+            continue
+        actions.append(attribute.remove() if value is None else attribute.set(value))
+    return actions
+
+
+def _stage(
+    work: Work,
     record: IncidentRecord,
     update: IncidentRecord | None,
     effects: "component_effects.Effects",
     *,
     deliver: bool,
-    condition: Condition | None = None,
 ) -> None:
-    events = []
-    try:
-        with transaction() as writes:
-            writes.save(record, condition=condition)
-            if update is not None:
-                writes.save(update)
-            events.extend(effects.stage(writes))
-            if update is not None and deliver:
-                events.append(
-                    outbox.stage_event(
-                        writes,
-                        record.page_id,
-                        INCIDENT_UPDATE_EVENT,
-                        {
-                            "incident_id": record.id,
-                            "incident_update_id": update.id,
-                            "component_ids": record.component_ids or [],
-                        },
-                    )
-                )
-    except TransactWriteError:
-        raise errors.conflict() from None
-    outbox.publish(events)
-    refresh_public_page(record.page_id)
+    """The update, the component statuses and the event, with the incident's own write."""
+    with work.together():
+        if update is not None:
+            work.save(update)
+        effects.stage(work)
+        if update is not None and deliver:
+            work.event(
+                INCIDENT_UPDATE_EVENT,
+                {
+                    "incident_id": record.id,
+                    "incident_update_id": update.id,
+                    "component_ids": record.component_ids or [],
+                },
+            )
 
 
 def _apply_components(
@@ -252,15 +385,18 @@ def _apply_components(
     named = list(fields.component_ids or []) + list(requested)
     if len(named) > MAX_COMPONENTS_PER_WRITE:
         raise errors.invalid("component_ids", f"at most {MAX_COMPONENTS_PER_WRITE} at once")
-    effects = component_effects.plan(record.page_id, named, requested, moment)
-    if fields.component_ids is not None or fields.components is not None:
-        known = list(record.component_ids or [])
-        record.component_ids = known + [
-            component_id for component_id in named if component_id not in known
-        ]
-    record.components = effects.snapshot(record.component_ids or [])
+    if not named and not record.component_ids:
+        effects = component_effects.Effects([], {}, moment)  # no component to read
+    else:
+        effects = component_effects.plan(record.page_id, named, requested, moment)
+        if fields.component_ids is not None or fields.components is not None:
+            known = list(record.component_ids or [])
+            record.component_ids = known + [
+                component_id for component_id in named if component_id not in known
+            ]
+        record.components = effects.snapshot(record.component_ids or [])
     record.impact = states.impact(
-        [component["status"] for component in record.components], record.impact_override
+        [component["status"] for component in record.components or []], record.impact_override
     )
     return effects
 
@@ -275,57 +411,57 @@ def create_incident(page_id: str, fields: IncidentFields) -> Incident:
     scheduled_for, scheduled_until = _utc(fields.scheduled_for), _utc(fields.scheduled_until)
     if scheduled:
         _check_window(scheduled_for, scheduled_until)
-    moment = clock.now()
-    created = _utc(fields.backfill_date) if fields.backfilled and fields.backfill_date else moment
-    incident_id = ids.new_id()
-    record = IncidentRecord(
-        page_id,
-        incident_key(incident_id),
-        kind="incident",
-        incident_id=incident_id,
-        id=incident_id,
-        name=fields.name,
-        status=status,
-        scheduled=scheduled,
-        impact_override=fields.impact_override,
-        metadata=fields.metadata or {},
-        component_ids=[],
-        scheduled_for=scheduled_for,
-        scheduled_until=scheduled_until,
-        scheduled_remind_prior=bool(fields.scheduled_remind_prior),
-        scheduled_auto_in_progress=bool(fields.scheduled_auto_in_progress),
-        scheduled_auto_completed=bool(fields.scheduled_auto_completed),
-        created_at=created,
-        updated_at=moment,
-    )
-    _stamp(record, status, created)
-    effects = _apply_components(record, fields, moment)
     deliver = fields.deliver_notifications is not False and not fields.backfilled
-    update = _new_update(
-        record,
-        fields.body or "",
-        created,
-        wants_social_update=bool(fields.wants_social_update),
-        deliver=deliver,
-        affected=effects.affected() or None,
-    )
-    refresh_due(record)
-    _commit(record, update, effects, deliver=deliver, condition=IncidentRecord.key.does_not_exist())
-    return Incident(record, [update])
+    incident_id = ids.new_id()
+
+    def change(work: Work) -> Incident:
+        moment = work.moment
+        created = (
+            _utc(fields.backfill_date) if fields.backfilled and fields.backfill_date else moment
+        )
+        record = IncidentRecord(
+            page_id,
+            incident_key(incident_id),
+            kind="incident",
+            incident_id=incident_id,
+            id=incident_id,
+            name=fields.name,
+            status=status,
+            scheduled=scheduled,
+            impact_override=fields.impact_override,
+            metadata=fields.metadata or {},
+            component_ids=[],
+            components=[],
+            scheduled_for=scheduled_for,
+            scheduled_until=scheduled_until,
+            scheduled_remind_prior=bool(fields.scheduled_remind_prior),
+            scheduled_auto_in_progress=bool(fields.scheduled_auto_in_progress),
+            scheduled_auto_completed=bool(fields.scheduled_auto_completed),
+            created_at=created,
+            updated_at=moment,
+        )
+        _stamp(record, status, created)
+        effects = _apply_components(record, fields, moment)
+        update = _new_update(
+            record,
+            fields.body or "",
+            created,
+            wants_social_update=bool(fields.wants_social_update),
+            deliver=deliver,
+            affected=effects.affected() or None,
+        )
+        record.last_update = brief(update)
+        _index(record)
+        with work.together():
+            work.save(record, condition=IncidentRecord.key.does_not_exist(), intent=True)
+            _stage(work, record, update, effects, deliver=deliver)
+        return Incident(record, [update])
+
+    return unit_of_work.run(page_id, change)
 
 
-def update_incident(
-    page_id: str, incident_id: str, fields: IncidentFields, *, expected_status: str | None = None
-) -> Incident:
-    """Plain field edits change the incident; a `status` or `body` appends an update too.
-
-    With `expected_status`, nothing happens unless the incident still has that status.
-    """
-    incident = get_incident(page_id, incident_id)
-    record = incident.record
-    if expected_status is not None and record.status != expected_status:
-        raise errors.conflict()
-    moment = clock.now()
+def _edit_fields(record: IncidentRecord, fields: IncidentFields, moment: datetime) -> None:
+    """The plain fields a body sets (and a new status with its stamp)."""
     given = fields.model_fields_set
     if "name" in given and fields.name:
         record.name = fields.name
@@ -353,52 +489,88 @@ def update_incident(
         if scheduled_for != record.scheduled_for:
             record.scheduled_reminded_at = None
         record.scheduled_for, record.scheduled_until = scheduled_for, scheduled_until
-    appends = fields.status is not None or fields.body is not None
     if fields.status is not None:
         _check_status(fields.status, record.scheduled)
         record.status = fields.status
         _stamp(record, fields.status, moment)
-    effects = _apply_components(record, fields, moment)
-    record.updated_at = moment
-    refresh_due(record)
-    deliver = fields.deliver_notifications is not False
-    update = None
-    if appends:
-        update = _new_update(
-            record,
-            fields.body or "",
-            moment,
-            wants_social_update=bool(fields.wants_social_update),
-            deliver=deliver,
-            affected=effects.affected() or None,
-        )
-        incident.updates.insert(0, update)
-    _commit(record, update, effects, deliver=deliver)
-    return incident
+
+
+def update_incident(
+    page_id: str, incident_id: str, fields: IncidentFields, *, expected_status: str | None = None
+) -> Incident:
+    """Plain field edits change the incident; a `status` or `body` appends an update too.
+
+    With `expected_status`, nothing happens unless the incident still has that status (a
+    conflict of intent otherwise).
+    """
+
+    def change(work: Work) -> Incident:
+        incident = get_incident(page_id, incident_id, consistent=True)
+        record = incident.record
+        if expected_status is not None and record.status != expected_status:
+            raise errors.Conflict()
+        before = copy.deepcopy(record.attribute_values)
+        _edit_fields(record, fields, work.moment)
+        effects = _apply_components(record, fields, work.moment)
+        record.updated_at = work.moment
+        deliver = fields.deliver_notifications is not False
+        update = None
+        if fields.status is not None or fields.body is not None:
+            update = _new_update(
+                record,
+                fields.body or "",
+                work.moment,
+                wants_social_update=bool(fields.wants_social_update),
+                deliver=deliver,
+                affected=effects.affected() or None,
+            )
+            record.last_update = brief(update)
+            incident.updates.insert(0, update)
+        _index(record)
+        condition = IncidentRecord.key.exists()
+        if expected_status is not None:
+            condition &= IncidentRecord.status == expected_status
+        with work.together():
+            work.update(record, _changes(record, before), condition, versioned=False, intent=True)
+            _stage(work, record, update, effects, deliver=deliver)
+        return incident
+
+    return unit_of_work.run(page_id, change)
 
 
 def delete_incident(page_id: str, incident_id: str) -> Incident:
-    incident = get_incident(page_id, incident_id)
-    # The incident goes first, conditionally: once it is gone nothing shows its updates, and
-    # they may be more than one transaction holds.
-    incident.record.delete()
-    with IncidentRecord.batch_write() as batch:
+    def change(work: Work) -> Incident:
+        incident = get_incident(page_id, incident_id, consistent=True)
+        # The incident goes first, conditionally: once it is gone nothing shows its updates,
+        # and they may be more than one transaction holds.
+        work.delete(incident.record, IncidentRecord.key.exists(), intent=True)
         for update in incident.updates:
-            batch.delete(update)
-    refresh_public_page(page_id)
-    return incident
+            work.delete(update)
+        return incident
+
+    return unit_of_work.run(page_id, change)
 
 
 def edit_update(page_id: str, incident_id: str, update_id: str, changes: dict) -> Incident:
     """Edit the text, display time or social flag of one update; no notification is sent."""
-    incident = get_incident(page_id, incident_id)
-    matching = [update for update in incident.updates if update.id == update_id]
-    if not matching:
-        raise errors.not_found()
-    update = matching[0]
-    for name, value in changes.items():
-        setattr(update, name, _utc(value) if isinstance(value, datetime) else value)
-    update.updated_at = clock.now()
-    update.save()
-    refresh_public_page(page_id)
-    return incident
+
+    def change(work: Work) -> Incident:
+        incident = get_incident(page_id, incident_id, consistent=True)
+        matching = [update for update in incident.updates if update.id == update_id]
+        if not matching:
+            raise errors.NotFound()
+        update = matching[0]
+        for name, value in changes.items():
+            setattr(update, name, _utc(value) if isinstance(value, datetime) else value)
+        update.updated_at = work.moment
+        with work.together():
+            work.save(update)
+            if update is incident.updates[0]:
+                record = incident.record
+                record.last_update = brief(update)
+                work.update(
+                    record, [IncidentRecord.last_update.set(record.last_update)], versioned=False
+                )
+        return incident
+
+    return unit_of_work.run(page_id, change)

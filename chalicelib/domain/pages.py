@@ -3,13 +3,11 @@
 import re
 import secrets
 
-from pynamodb.exceptions import TransactWriteError, UpdateError
-
 from chalicelib import clock, ids
-from chalicelib.domain.public_page import refresh_public_page
-from chalicelib.http import errors
+from chalicelib.domain import errors, unit_of_work
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.schemas.pages import DEFAULT_COLORS, PageFields
-from chalicelib.store.base import plain_dict, transaction
+from chalicelib.store.base import plain_dict
 from chalicelib.store.models import Claim, Page
 
 DEFAULT_PROFILE = {
@@ -89,23 +87,24 @@ def _check_claims(fields: PageFields, page_id: str | None) -> None:
         if kind in fields.model_fields_set and value and _claimed_by_other(kind, value, page_id):
             problems[kind] = ["has already been taken"]
     if problems:
-        raise errors.unprocessable(problems)
+        raise errors.Invalid(problems)
 
 
-def _commit(page: Page, new_claims: dict[str, str], old_claims: dict[str, str]) -> None:
-    try:
-        with transaction() as writes:
-            for kind, value in new_claims.items():
-                writes.save(
-                    Claim(_claim_name(kind, value), page_id=page.id),
-                    condition=Claim.name.does_not_exist() | (Claim.page_id == page.id),
-                )
-            for kind, value in old_claims.items():
-                writes.delete(Claim(_claim_name(kind, value)), condition=Claim.page_id == page.id)
-            writes.save(page)
-    except TransactWriteError:
-        # A concurrent writer took the name or changed the page first.
-        raise errors.conflict() from None
+def _stage(work: Work, page: Page, new_claims: dict, old_claims: dict) -> None:
+    """The page with the names it takes and gives up, together; a name taken meanwhile or a
+    page changed meanwhile is a conflict."""
+    with work.together():
+        for kind, value in new_claims.items():
+            work.save(
+                Claim(_claim_name(kind, value), page_id=page.id),
+                condition=Claim.name.does_not_exist() | (Claim.page_id == page.id),
+                intent=True,
+            )
+        for kind, value in old_claims.items():
+            work.delete(
+                Claim(_claim_name(kind, value)), condition=Claim.page_id == page.id, intent=True
+            )
+        work.save(page, intent=True)
 
 
 def create_page(organization_id: str, fields: PageFields) -> Page:
@@ -122,8 +121,13 @@ def create_page(organization_id: str, fields: PageFields) -> Page:
         updated_at=moment,
     )
     claims = {kind: getattr(page, kind) for kind in _CLAIMED if getattr(page, kind)}
-    _commit(page, claims, {})
-    return page
+
+    def change(work: Work) -> Page:
+        work.quiet()  # a page is built for the public on its first view
+        _stage(work, page, claims, {})
+        return page
+
+    return unit_of_work.run(page.id, change, attempts=1)
 
 
 def update_page(page: Page, fields: PageFields) -> Page:
@@ -146,9 +150,9 @@ def update_page(page: Page, fields: PageFields) -> Page:
         setattr(page, kind, value)
     page.profile = {**profile_of(page), **_profile_changes(fields)}
     page.updated_at = clock.now()
-    _commit(page, new_claims, old_claims)
-    refresh_public_page(page.id)
-    return page
+    return unit_of_work.run(
+        page.id, lambda work: _stage(work, page, new_claims, old_claims) or page, attempts=1
+    )
 
 
 def profile_of(page: Page) -> dict:
@@ -164,13 +168,19 @@ def embed_config_of(page: Page) -> dict:
 
 
 def update_embed_config(page: Page, changes: dict) -> Page:
-    page.update(
-        actions=[
-            Page.status_embed_config.set({**embed_config_of(page), **changes}),
-            Page.updated_at.set(clock.now()),
-        ]
-    )
-    refresh_public_page(page.id)
+    config = {**embed_config_of(page), **changes}
+    moment = clock.now()
+
+    def change(work: Work) -> Page:
+        work.update(
+            page,
+            [Page.status_embed_config.set(config), Page.updated_at.set(moment)],
+            versioned=False,
+        )
+        return page
+
+    unit_of_work.run(page.id, change)
+    page.status_embed_config, page.updated_at = config, moment
     return page
 
 
@@ -184,9 +194,18 @@ def webhook_secret_of(page: Page) -> str:
 def rotate_webhook_secret(page: Page, *, only_if_missing: bool = False) -> str:
     secret = secrets.token_hex(32)
     condition = Page.webhook_secret.does_not_exist() if only_if_missing else None
+
+    def change(work: Work) -> None:
+        work.quiet()  # the public never sees it
+        work.update(
+            page, [Page.webhook_secret.set(secret)], condition, versioned=False, intent=True
+        )
+
     try:
-        page.update(actions=[Page.webhook_secret.set(secret)], condition=condition)
-    except UpdateError:
+        unit_of_work.run(page.id, change, attempts=1)
+    except errors.Conflict:
         # Another request made it first: use theirs.
         page.refresh(consistent_read=True)
+        return page.webhook_secret
+    page.webhook_secret = secret
     return page.webhook_secret

@@ -4,15 +4,13 @@ The postmortem is a map on its incident's item, so the incident shows it with no
 """
 
 import secrets
+from collections.abc import Callable
 
 from chalicelib import clock
-from chalicelib.domain import incidents
+from chalicelib.domain import errors, incidents, unit_of_work
 from chalicelib.domain.markdown_text import strip_harmful
-from chalicelib.domain.public_page import refresh_public_page
-from chalicelib.http import errors
-from chalicelib.notify import outbox
-from chalicelib.schemas.incidents import PostmortemPublishFields
-from chalicelib.store.base import plain_dict, transaction
+from chalicelib.domain.unit_of_work import Work
+from chalicelib.store.base import plain_dict
 from chalicelib.store.incidents import IncidentRecord
 
 POSTMORTEM_EVENT = "postmortem_published"
@@ -23,109 +21,129 @@ def postmortem_of(record: IncidentRecord) -> dict | None:
     return postmortem or None
 
 
-def _existing(page_id: str, incident_id: str) -> tuple[IncidentRecord, dict]:
-    record = incidents.get_incident(page_id, incident_id).record
+def _existing(record: IncidentRecord) -> dict:
     postmortem = postmortem_of(record)
     if postmortem is None:
-        raise errors.not_found()
-    return record, postmortem
+        raise errors.NotFound()
+    return postmortem
 
 
-def _save(record: IncidentRecord, postmortem: dict | None) -> None:
-    record.postmortem = postmortem
-    record.updated_at = clock.now()
-    record.save()
-    refresh_public_page(record.page_id)
+def _change(
+    page_id: str, incident_id: str, edit: Callable[[IncidentRecord, Work], dict | None]
+) -> dict | None:
+    """Read the incident item, let `edit` decide its postmortem (and stage any event), and
+    write it on the version read (a concurrent write makes it again)."""
+
+    def change(work: Work) -> dict | None:
+        record = incidents.get_record(page_id, incident_id, consistent=True)
+        with work.together():  # the event (if any) lands with the postmortem
+            postmortem = edit(record, work)
+            record.postmortem = postmortem
+            record.updated_at = work.moment
+            work.update(
+                record,
+                [
+                    IncidentRecord.postmortem.set(postmortem)
+                    if postmortem
+                    else IncidentRecord.postmortem.remove(),
+                    IncidentRecord.updated_at.set(work.moment),
+                ],
+            )
+        return postmortem
+
+    return unit_of_work.run(page_id, change)
 
 
 def get(page_id: str, incident_id: str) -> dict:
-    return _existing(page_id, incident_id)[1]
+    return _existing(incidents.get_record(page_id, incident_id))
 
 
 def save_draft(page_id: str, incident_id: str, body_draft: str) -> dict:
     """Create the postmortem or replace its draft; never notifies."""
-    record = incidents.get_incident(page_id, incident_id).record
-    moment = clock.iso(clock.now())
-    postmortem = postmortem_of(record) or {
-        "created_at": moment,
-        "preview_key": secrets.token_hex(16),
-        "body": None,
-        "body_updated_at": None,
-        "published_at": None,
-        "notify_subscribers": False,
-        "notify_social": False,
-        "custom_post": None,
-        "notified_subscribers": False,
-        "notified_social": False,
-    }
-    postmortem.update(
-        body_draft=strip_harmful(body_draft), body_draft_updated_at=moment, updated_at=moment
-    )
-    _save(record, postmortem)
-    return postmortem
+
+    def edit(record: IncidentRecord, work: Work) -> dict:
+        moment = clock.iso(work.moment)
+        postmortem = postmortem_of(record) or {
+            "created_at": moment,
+            "preview_key": secrets.token_hex(16),
+            "body": None,
+            "body_updated_at": None,
+            "published_at": None,
+            "notify_subscribers": False,
+            "notify_social": False,
+            "custom_post": None,
+            "notified_subscribers": False,
+            "notified_social": False,
+        }
+        postmortem.update(
+            body_draft=strip_harmful(body_draft), body_draft_updated_at=moment, updated_at=moment
+        )
+        return postmortem
+
+    return _change(page_id, incident_id, edit)
 
 
 def publish(
     page_id: str,
     incident_id: str,
-    options: PostmortemPublishFields,
     *,
+    notify_subscribers: bool,
+    notify_social: bool,
+    custom_post: str | None,
     emails_allowed: bool,
     social_account: bool,
 ) -> dict:
-    record, postmortem = _existing(page_id, incident_id)
-    if options.notify_subscribers and not emails_allowed:
-        raise errors.bad_request()
-    if options.notify_social and not social_account:
-        raise errors.bad_request()
-    moment = clock.iso(clock.now())
-    first_publication = not postmortem.get("ever_published")
-    postmortem.update(
-        body=postmortem.get("body_draft"),
-        body_updated_at=moment,
-        published_at=moment,
-        notify_subscribers=options.notify_subscribers,
-        notify_social=options.notify_social,
-        custom_post=options.custom_post,
-        updated_at=moment,
-        ever_published=True,
-    )
-    # Subscribers and followers hear of a postmortem on its first publication only.
-    notify_subscribers = first_publication and options.notify_subscribers
-    if notify_subscribers:
-        postmortem["notified_subscribers"] = True
-    if first_publication and options.notify_social:
-        postmortem["notified_social"] = True
-    record.postmortem = postmortem
-    record.updated_at = clock.now()
-    events = []
-    with transaction() as writes:
-        writes.save(record)
-        if notify_subscribers:
-            events.append(
-                outbox.stage_event(writes, page_id, POSTMORTEM_EVENT, {"incident_id": incident_id})
-            )
-    outbox.publish(events)
-    refresh_public_page(page_id)
-    return postmortem
+    if notify_subscribers and not emails_allowed:
+        raise errors.Refused()
+    if notify_social and not social_account:
+        raise errors.Refused()
+
+    def edit(record: IncidentRecord, work: Work) -> dict:
+        postmortem = _existing(record)
+        moment = clock.iso(work.moment)
+        first_publication = not postmortem.get("ever_published")
+        postmortem.update(
+            body=postmortem.get("body_draft"),
+            body_updated_at=moment,
+            published_at=moment,
+            notify_subscribers=notify_subscribers,
+            notify_social=notify_social,
+            custom_post=custom_post,
+            updated_at=moment,
+            ever_published=True,
+        )
+        # Subscribers and followers hear of a postmortem on its first publication only.
+        if first_publication and notify_subscribers:
+            postmortem["notified_subscribers"] = True
+            work.event(POSTMORTEM_EVENT, {"incident_id": incident_id})
+        if first_publication and notify_social:
+            postmortem["notified_social"] = True
+        return postmortem
+
+    return _change(page_id, incident_id, edit)
 
 
 def revert(page_id: str, incident_id: str) -> dict:
-    record, postmortem = _existing(page_id, incident_id)
-    if not postmortem.get("published_at"):
-        raise errors.not_found()
-    moment = clock.iso(clock.now())
-    postmortem.update(
-        body_draft=postmortem.get("body"),
-        body_draft_updated_at=moment,
-        body=None,
-        published_at=None,
-        updated_at=moment,
-    )
-    _save(record, postmortem)
-    return postmortem
+    def edit(record: IncidentRecord, work: Work) -> dict:
+        postmortem = _existing(record)
+        if not postmortem.get("published_at"):
+            raise errors.NotFound()
+        moment = clock.iso(work.moment)
+        postmortem.update(
+            body_draft=postmortem.get("body"),
+            body_draft_updated_at=moment,
+            body=None,
+            published_at=None,
+            updated_at=moment,
+        )
+        return postmortem
+
+    return _change(page_id, incident_id, edit)
 
 
 def delete(page_id: str, incident_id: str) -> None:
-    record, _ = _existing(page_id, incident_id)
-    _save(record, None)
+    def edit(record: IncidentRecord, work: Work) -> None:
+        _existing(record)
+        return None
+
+    _change(page_id, incident_id, edit)

@@ -8,9 +8,8 @@ from everything else).
 from datetime import datetime
 
 from chalicelib import clock, config, ids
-from chalicelib.domain import pages, signing, sms_countries
+from chalicelib.domain import errors, pages, signing, sms_countries
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.http import errors
 from chalicelib.notify import email, webhook
 from chalicelib.schemas.subscribers import SubscriberFields
 from chalicelib.store.models import Page
@@ -56,9 +55,9 @@ def find(page_id: str, subscriber_id: str, incident_id: str | None = None) -> Su
     try:
         subscriber = Subscriber.get(page_id, subscriber_id)
     except Subscriber.DoesNotExist:
-        raise errors.not_found() from None
+        raise errors.NotFound() from None
     if subscriber.state == UNSUBSCRIBED or (incident_id and subscriber.incident_id != incident_id):
-        raise errors.not_found()
+        raise errors.NotFound()
     return subscriber
 
 
@@ -273,7 +272,7 @@ def unsubscribe_link(subscriber: Subscriber) -> str:
 def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
     subscriber_id = signing.verified_subject(page_id, token, purpose)
     if subscriber_id is None:
-        raise errors.not_found()
+        raise errors.NotFound()
     return find(page_id, subscriber_id)
 
 

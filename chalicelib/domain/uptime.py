@@ -16,10 +16,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib import clock
-from chalicelib.domain import components, incidents
+from chalicelib.domain import components, errors, incidents
 from chalicelib.domain.pages import profile_of
-from chalicelib.http import errors
-from chalicelib.store.components import Component, ComponentStatusChange
+from chalicelib.store.components import Component, ComponentStatusDay, day_of
 from chalicelib.store.models import Page
 
 MAJOR_OUTAGE = "major_outage"
@@ -33,6 +32,8 @@ SEVERITY = {
     MAJOR_OUTAGE: 3,
 }
 MAX_RANGE_MONTHS = 6
+# How long before a range an incident may have begun and still be related to it.
+RELATED_LOOKBACK = timedelta(days=92)
 EARLIEST = date(1970, 1, 1)
 END_ADJUSTED = "End date was adjusted to today. See range_end field in response for end date used."
 START_ADJUSTED = (
@@ -71,16 +72,18 @@ def start_of(component: Component, time_zone: str) -> datetime:
 
 
 def history(component: Component, since: datetime) -> list[Segment]:
-    """The component's statuses from `since` until now: one Query of its status history."""
-    changes = list(
-        ComponentStatusChange.query(
-            component.id, ComponentStatusChange.key >= clock.iso(since.astimezone(UTC))
-        )
-    )
-    first = changes[0].old_status if changes else component.status
-    return [(since, first)] + [
-        (change.created_at.astimezone(UTC), change.new_status) for change in changes
+    """The component's statuses from `since` until now: one Query of its status days (an
+    item per day that had a change)."""
+    since = since.astimezone(UTC)
+    days = ComponentStatusDay.query(component.id, ComponentStatusDay.day >= day_of(since))
+    changes = [
+        (datetime.fromisoformat(at), old, new)
+        for day in days
+        for at, old, new in day.changes or []
+        if datetime.fromisoformat(at) >= since
     ]
+    first = changes[0][1] if changes else component.status
+    return [(since, first)] + [(at, new) for at, _, new in changes]
 
 
 def outage(segments: list[Segment], start: datetime, end: datetime) -> Outage:
@@ -188,10 +191,14 @@ def resolve_range(start: str | None, end: str | None, first_day: date, today: da
 
 
 def _related(page_id: str, component_ids: set[str], start: datetime, end: datetime) -> dict:
-    """Incidents that named each component and were open at some moment of the range."""
+    """Incidents that named each component and were open at some moment of the range: the
+    open ones and those that began in the range or up to `RELATED_LOOKBACK` before it (two
+    bounded queries, not the page's history)."""
     related: dict[str, list[dict]] = {component_id: [] for component_id in component_ids}
-    for incident in incidents.list_incidents(page_id):
-        record = incident.record
+    found = {record.id: record for record in incidents.open_records(page_id)}
+    for record in incidents.started_between(page_id, start - RELATED_LOOKBACK, end):
+        found.setdefault(record.id, record)
+    for record in sorted(found.values(), key=lambda record: record.id, reverse=True):
         opened = (record.scheduled_for if record.scheduled else None) or record.created_at
         closed = record.resolved_at or clock.now()
         if opened > end or closed < start:

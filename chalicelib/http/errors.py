@@ -2,6 +2,8 @@
 
 from pydantic import ValidationError
 
+from chalicelib.domain import errors as domain
+
 BAD_REQUEST = "Bad request"
 UNAUTHENTICATED = "Could not authenticate"
 FORBIDDEN = "You are not authorized to access this resource"
@@ -63,6 +65,17 @@ def unprocessable(errors: dict[str, list[str]]) -> ApiError:
 def invalid(field: str, problem: str) -> ApiError:
     """A 422 naming one field."""
     return unprocessable({field: [problem]})
+
+
+def from_domain(error: domain.DomainError) -> ApiError:
+    """A rule's refusal as the contract's answer."""
+    if isinstance(error, domain.NotFound):
+        return not_found()
+    if isinstance(error, domain.Invalid):
+        return unprocessable(error.problems)
+    if isinstance(error, domain.Conflict):
+        return conflict()
+    return bad_request()
 
 
 def from_validation_error(error: ValidationError, wrapper: str | None = None) -> ApiError:

@@ -21,9 +21,15 @@ def _whole_number(value: str | None, default: int, minimum: int) -> int:
     return number
 
 
-def paginate(items: Sequence[T], query: dict) -> list[T]:
+def page_and_size(query: dict, size_name: str = "per_page") -> tuple[int, int]:
+    """The 1-based `page` and the page size asked for (`size_name`, default and max 100)."""
     page = _whole_number(query.get("page"), 1, 1)
-    per_page = min(_whole_number(query.get("per_page"), MAX_PER_PAGE, 1), MAX_PER_PAGE)
+    size = min(_whole_number(query.get(size_name), MAX_PER_PAGE, 1), MAX_PER_PAGE)
+    return page, size
+
+
+def paginate(items: Sequence[T], query: dict) -> list[T]:
+    page, per_page = page_and_size(query)
     start = (page - 1) * per_page
     return list(items[start : start + per_page])
 

@@ -18,6 +18,7 @@ from chalice import Blueprint, Response
 from pydantic import BaseModel, ValidationError
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 
+from chalicelib.domain.errors import DomainError
 from chalicelib.http import auth, errors, ratelimit
 from chalicelib.http.decode import decode_body
 from chalicelib.store.models import Page
@@ -233,6 +234,8 @@ class Router:
                 return json_response(render(result), status)
             except errors.ApiError as error:
                 return error_response(error)
+            except DomainError as error:
+                return error_response(errors.from_domain(error))
             except ValidationError as error:
                 return error_response(errors.from_validation_error(error))
             except (PutError, UpdateError, DeleteError, TransactWriteError) as error:

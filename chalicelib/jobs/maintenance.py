@@ -9,15 +9,12 @@ or two ticks that overlap, can be run again and nothing happens twice.
 import logging
 from datetime import datetime
 
-from pynamodb.exceptions import TransactWriteError
-
 from chalicelib import clock
 from chalicelib.domain import incident_states as states
-from chalicelib.domain import incidents
-from chalicelib.http.errors import ApiError
-from chalicelib.notify import outbox
+from chalicelib.domain import incidents, unit_of_work
+from chalicelib.domain.errors import DomainError
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.schemas.incidents import IncidentFields
-from chalicelib.store.base import transaction
 from chalicelib.store.incidents import IncidentRecord
 
 logger = logging.getLogger(__name__)
@@ -33,16 +30,32 @@ def due_maintenances(moment: datetime) -> list[IncidentRecord]:
 
 
 def _remind(record: IncidentRecord) -> None:
-    """Mark the reminder sent and stage it, together; a second tick finds it marked."""
-    record.scheduled_reminded_at = clock.now()
-    incidents.refresh_due(record)
-    events = []
-    with transaction() as writes:
-        writes.save(record, condition=IncidentRecord.scheduled_reminded_at.does_not_exist())
-        events.append(
-            outbox.stage_event(writes, record.page_id, REMINDER_EVENT, {"incident_id": record.id})
-        )
-    outbox.publish(events)
+    """Mark the reminder sent and stage it, together; a second tick finds it marked (a
+    conflict of intent: nothing is sent twice)."""
+
+    def change(work: Work) -> None:
+        work.quiet()  # the public page does not show reminders
+        record.scheduled_reminded_at = work.moment
+        incidents.refresh_due(record)
+        with work.together():
+            work.update(
+                record,
+                [
+                    IncidentRecord.scheduled_reminded_at.set(record.scheduled_reminded_at),
+                    IncidentRecord.due.set(record.due)
+                    if record.due
+                    else IncidentRecord.due.remove(),
+                    IncidentRecord.due_at.set(record.due_at)
+                    if record.due_at
+                    else IncidentRecord.due_at.remove(),
+                ],
+                IncidentRecord.scheduled_reminded_at.does_not_exist(),
+                versioned=False,
+                intent=True,
+            )
+            work.event(REMINDER_EVENT, {"incident_id": record.id})
+
+    unit_of_work.run(record.page_id, change)
 
 
 def _move(record: IncidentRecord, status: str, body: str, component_status: str) -> None:
@@ -85,7 +98,7 @@ def run(moment: datetime | None = None) -> int:
     for record in due:
         try:
             advance(record, moment)
-        except (ApiError, TransactWriteError):
+        except DomainError:
             # Changed by someone else (or another tick) since it was read: the next tick
             # sees the new state.
             logger.info("maintenance %s changed under this tick; left for the next", record.id)

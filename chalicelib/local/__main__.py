@@ -41,17 +41,19 @@ def main() -> int:
         print(json.dumps(created, indent=2))
 
     stopped = threading.Event()
+
+    def stop(signum, frame):
+        stopped.set()
+
+    # Before the ready line: a supervisor may signal the moment it reads it.
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
     http = server.start(app, "127.0.0.1", port)
     events.start_all(app, tick_seconds, stopped)
     print(
         f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port})", flush=True
     )
 
-    def stop(signum, frame):
-        stopped.set()
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
     stopped.wait()
     print("Stopping...", flush=True)
     http.server.shutdown()  # no new requests; one in flight was not acknowledged yet

@@ -15,7 +15,7 @@ DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
 
 
 def page_summary(page: Page, component_statuses: list[str]) -> dict:
-    records = [incident.record for incident in incidents.list_incidents(page.id)]
+    records = incidents.open_records(page.id)
     unresolved = [record for record in records if incidents.is_unresolved(record)]
     in_maintenance = any(incidents.is_active_maintenance(record) for record in records)
     indicator = page_status.indicator(

@@ -7,8 +7,8 @@ them in batches on the deliveries queue.
 import logging
 
 from chalicelib.domain import incidents, subscribers
+from chalicelib.domain.errors import DomainError
 from chalicelib.domain.postmortems import postmortem_of
-from chalicelib.http.errors import ApiError
 from chalicelib.notify import content, queues
 from chalicelib.store.models import Page
 from chalicelib.store.outbox import OutboxEvent
@@ -120,6 +120,6 @@ def fan_out(event_id: str) -> int:
         return 0
     try:
         return FANOUT[event.kind](event, page)
-    except ApiError:
+    except DomainError:
         logger.warning("event %s refers to something deleted since; nothing to send", event_id)
         return 0

@@ -1,37 +1,22 @@
-"""Staging notification events with the change they announce, and handing them to SQS.
+"""Handing notification events to SQS once the change they announce is committed.
 
-A change writes its event in its own transaction (`stage_event`), then `publish` sends it to
-the notifications queue. If the process dies in between, the event stays `pending` and the
+A change stages its event on its unit of work (`Work.event`), in the same transaction as the
+change; after the commit the unit of work calls `publish_committed`, which sends it to the
+notifications queue. If the process dies in between, the event stays `pending` and the
 scheduled `sweep` sends it later: a notification is never lost, only late.
 """
 
 import logging
 from datetime import timedelta
 
-from chalicelib import clock, ids
+from chalicelib import clock
+from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
 from chalicelib.store.outbox import PENDING, OutboxEvent
 
 logger = logging.getLogger(__name__)
-KEEP_FOR = timedelta(days=30)
 # An event younger than this is probably still being published by the request that made it.
 SWEEP_AFTER = timedelta(seconds=30)
-
-
-def stage_event(writes, page_id: str, kind: str, payload: dict) -> OutboxEvent:
-    """Add an event to the transaction `writes`; publish it once the transaction committed."""
-    moment = clock.now()
-    event = OutboxEvent(
-        ids.new_id(),
-        page_id=page_id,
-        kind=kind,
-        payload=payload,
-        created_at=moment,
-        pending=PENDING,
-        expires_at=moment + KEEP_FOR,
-    )
-    writes.save(event)
-    return event
 
 
 def publish(events: list[OutboxEvent]) -> None:
@@ -42,6 +27,10 @@ def publish(events: list[OutboxEvent]) -> None:
             event.update(actions=[OutboxEvent.pending.remove()])
         except Exception:
             logger.exception("outbox event %s stays pending for the sweep", event.id)
+
+
+def publish_committed(committed: Committed) -> None:
+    publish(committed.events)
 
 
 def sweep() -> int:

@@ -20,6 +20,7 @@ from chalicelib.schemas.public import (
     PublicScheduledMaintenance,
 )
 from chalicelib.store.components import Component
+from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 from chalicelib.views.components import component_out
 from chalicelib.views.incidents import incident_out
@@ -120,36 +121,21 @@ def incident_entry(incident: Incident) -> dict:
     }
 
 
+def brief_entry(record: IncidentRecord) -> dict:
+    """A past incident as the page lists it: its name, impact and newest update, linked to
+    its own page (which reads the rest)."""
+    entry = incident_entry(Incident(record, []))
+    entry["incident"]["incident_updates"] = (
+        [{name: (record.last_update or {}).get(name) for name in _UPDATE_FIELDS}]
+        if record.last_update
+        else []
+    )
+    entry["incident"]["components"] = []
+    return {**entry, "detailed": False, "postmortem": None}
+
+
 def is_open(entry: dict) -> bool:
     return entry["state"] in (UNRESOLVED, UPCOMING, IN_PROGRESS)
-
-
-def summarized(entry: dict) -> dict:
-    """An older incident as the history list shows it: its newest update, shortened."""
-    incident = dict(entry["incident"])
-    newest = incident["incident_updates"][:1]
-    incident["incident_updates"] = [
-        {**update, "body": update["body"][:SUMMARY_BODY_CHARS]} for update in newest
-    ]
-    incident["components"] = []
-    return {**entry, "incident": incident, "detailed": False, "postmortem": None}
-
-
-def trimmed(entries: list[dict], detailed: int, listed: int) -> list[dict]:
-    """Open incidents and the newest `detailed` ones whole, `listed` more summarized; the
-    oldest beyond that are left out (newest first in, newest first out)."""
-    kept = []
-    closed_seen = 0
-    for entry in entries:
-        if is_open(entry):
-            kept.append(entry)
-            continue
-        closed_seen += 1
-        if closed_seen <= detailed:
-            kept.append(entry)
-        elif closed_seen <= detailed + listed:
-            kept.append(summarized(entry))
-    return kept
 
 
 def status_part(records: list[Component], entries: list[dict]) -> dict:

@@ -1,15 +1,17 @@
-"""Incidents placed on the days and months of the page's time zone: the past 14 days of the
-status page, the month pages of the history."""
+"""Incidents placed on the days and months of the page's time zone: the past 15 days of the
+status page, the quarter (or month) pages of the history."""
 
 import re
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib.http import errors
 from chalicelib.public.content import UPCOMING
 
-PAST_DAYS = 14
+PAST_DAYS = 15
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_QUARTER = re.compile(r"^(\d{4})-Q(\d)$")
 
 
 def local(text: str | None, time_zone: str) -> datetime | None:
@@ -38,7 +40,7 @@ def _day_of(entry: dict, time_zone: str) -> date:
 
 
 def past_days(entries: list[dict], time_zone: str, today: date) -> list[tuple[date, list[dict]]]:
-    """Today and the 13 days before, newest first, each with the incidents that began then
+    """Today and the 14 days before, newest first, each with the incidents that began then
     (maintenances still ahead are shown apart)."""
     shown = [entry for entry in entries if entry["state"] != UPCOMING]
     days = []
@@ -48,35 +50,82 @@ def past_days(entries: list[dict], time_zone: str, today: date) -> list[tuple[da
     return days
 
 
-def parse_month(text: str | None, today: date) -> tuple[int, int]:
-    if not text:
-        return today.year, today.month
-    match = _MONTH.match(text)
-    if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < 1970:
-        raise errors.bad_request()
-    return int(match.group(1)), int(match.group(2))
+@dataclass(frozen=True)
+class Period:
+    """A page of the history: a quarter (`months` 3) or one month, in the page's time zone."""
+
+    year: int
+    month: int  # the first month
+    months: int
+
+    @property
+    def label(self) -> str:
+        if self.months == 1:
+            return f"{self.year:04d}-{self.month:02d}"
+        return f"{self.year:04d}-Q{(self.month - 1) // 3 + 1}"
+
+    @property
+    def parameter(self) -> str:
+        return f"{'month' if self.months == 1 else 'quarter'}={self.label}"
+
+    @property
+    def title(self) -> str:
+        first = date(self.year, self.month, 1)
+        if self.months == 1:
+            return first.strftime("%B %Y")
+        last = _shifted(first, self.months - 1)
+        return f"{first.strftime('%B')} - {last.strftime('%B %Y')}"
+
+    def month_starts(self, today: date) -> list[date]:
+        """The months of the period up to `today`'s, newest first."""
+        first = date(self.year, self.month, 1)
+        starts = [_shifted(first, offset) for offset in range(self.months)]
+        return [start for start in reversed(starts) if start <= today]
+
+    def bounds(self, time_zone: str) -> tuple[datetime, datetime]:
+        zone = ZoneInfo(time_zone)
+        first = date(self.year, self.month, 1)
+        start = datetime.combine(first, time(), zone)
+        end = datetime.combine(_shifted(first, self.months), time(), zone)
+        return start.astimezone(UTC), end.astimezone(UTC)
+
+    def before(self) -> "Period":
+        first = _shifted(date(self.year, self.month, 1), -self.months)
+        return Period(first.year, first.month, self.months)
+
+    def after(self) -> "Period":
+        first = _shifted(date(self.year, self.month, 1), self.months)
+        return Period(first.year, first.month, self.months)
+
+    def starts_after(self, today: date) -> bool:
+        return date(self.year, self.month, 1) > today
 
 
-def in_month(entries: list[dict], time_zone: str, year: int, month: int) -> list[dict]:
-    kept = []
-    for entry in entries:
-        day = _day_of(entry, time_zone)
-        if entry["state"] != UPCOMING and (day.year, day.month) == (year, month):
-            kept.append(entry)
-    return kept
+def _shifted(first: date, months: int) -> date:
+    index = first.year * 12 + first.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
 
 
-def month_before(year: int, month: int) -> tuple[int, int]:
-    return (year - 1, 12) if month == 1 else (year, month - 1)
+def parse_period(quarter: str | None, month: str | None, today: date) -> Period:
+    """`quarter=YYYY-Qn`, or `month=YYYY-MM`; by default the quarter of `today`."""
+    if month:
+        match = _MONTH.match(month)
+        if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < 1970:
+            raise errors.bad_request()
+        return Period(int(match.group(1)), int(match.group(2)), 1)
+    if quarter:
+        match = _QUARTER.match(quarter)
+        if not match or not 1 <= int(match.group(2)) <= 4 or int(match.group(1)) < 1970:
+            raise errors.bad_request()
+        return Period(int(match.group(1)), 3 * int(match.group(2)) - 2, 3)
+    return Period(today.year, 3 * ((today.month - 1) // 3) + 1, 3)
 
 
-def month_after(year: int, month: int) -> tuple[int, int]:
-    return (year + 1, 1) if month == 12 else (year, month + 1)
-
-
-def earliest_month(entries: list[dict], time_zone: str) -> tuple[int, int] | None:
-    days = [_day_of(entry, time_zone) for entry in entries]
-    if not days:
-        return None
-    first = min(days)
-    return first.year, first.month
+def in_month(entries: list[dict], time_zone: str, first: date) -> list[dict]:
+    return [
+        entry
+        for entry in entries
+        if entry["state"] != UPCOMING
+        and (_day_of(entry, time_zone).year, _day_of(entry, time_zone).month)
+        == (first.year, first.month)
+    ]

@@ -1,5 +1,5 @@
 """`history.rss` and `history.atom`: the page's recent incidents and maintenances, each with
-its updates, as RSS 2.0 and Atom 1.0 documents (built as XML trees, so escaping is exact)."""
+its updates (a past one: its newest), as RSS 2.0 and Atom 1.0 documents (built as XML trees, so escaping is exact)."""
 
 import xml.etree.ElementTree as ElementTree
 from datetime import datetime
@@ -13,7 +13,9 @@ FEED_ITEMS = 25
 
 
 def _entries(data: dict) -> list[dict]:
-    return [entry for entry in data["incidents"] if entry["detailed"]][:FEED_ITEMS]
+    """The newest incidents the snapshot holds: open ones whole, past ones with their newest
+    update."""
+    return data["incidents"][:FEED_ITEMS]
 
 
 def _moment(text: str) -> datetime:

@@ -6,7 +6,7 @@ postmortems) goes through `render_html`, which sanitizes it.
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -201,20 +201,29 @@ def incident_page(data: dict, entry: dict, base: str) -> str:
     return template.render(**_common(data, base), entry=entry)
 
 
-def history_page(data: dict, base: str, month: str | None, now: datetime) -> str:
+def history_page(
+    data: dict, base: str, period: days.Period, entries: list[dict], older: bool, now: datetime
+) -> str:
+    """One period of the history: its months newest first, each incident in brief with a
+    link to its page; links to the period before (when anything began before it) and after."""
     time_zone = data["page"]["time_zone"]
     today = days.today(time_zone, now)
-    year, number = days.parse_month(month, today)
-    earliest = days.earliest_month(data["incidents"], time_zone)
-    older = days.month_before(year, number)
-    newer = days.month_after(year, number)
+    months = [
+        {
+            "label": first.strftime("%B %Y"),
+            "parameter": days.Period(first.year, first.month, 1).parameter,
+            "entries": days.in_month(entries, time_zone, first),
+        }
+        for first in period.month_starts(today)
+    ]
     template = _environment().get_template("history_page.html")
     return template.render(
         **_common(data, base),
-        month_label=date(year, number, 1).strftime("%B %Y"),
-        entries=days.in_month(data["incidents"], time_zone, year, number),
-        older=f"{older[0]:04d}-{older[1]:02d}" if earliest and older >= earliest else None,
-        newer=f"{newer[0]:04d}-{newer[1]:02d}" if newer <= (today.year, today.month) else None,
+        title=period.title,
+        months=months,
+        single_month=period.months == 1,
+        older=period.before() if older else None,
+        newer=None if period.after().starts_after(today) else period.after(),
     )
 
 

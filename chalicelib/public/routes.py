@@ -13,8 +13,8 @@ from collections.abc import Callable
 from chalice import Blueprint, Response
 
 from chalicelib import clock, config
-from chalicelib.domain import incidents, page_snapshot
-from chalicelib.domain.page_snapshot import Snapshot
+from chalicelib.domain import incidents
+from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
 from chalicelib.public import (
@@ -27,6 +27,8 @@ from chalicelib.public import (
     security,
     status_api,
 )
+from chalicelib.public import snapshot as page_snapshot
+from chalicelib.public.snapshot import Snapshot
 from chalicelib.schemas import public as schemas
 
 blueprint = Blueprint(__name__)
@@ -140,6 +142,9 @@ def public_view(
                     return view(Visit(request, snapshot, base, site_url))
                 except errors.ApiError as error:
                     return otherwise() if otherwise else _refusal(error, as_html)
+                except DomainError as error:
+                    refusal = errors.from_domain(error)
+                    return otherwise() if otherwise else _refusal(refusal, as_html)
 
             handler.__name__ = f"{view.__name__}{name}"
             where = "" if prefix else " (custom domain, by Host)"
@@ -164,18 +169,26 @@ def status_page(visit: Visit) -> Response:
     )
 
 
-@public_view("/history", "Incident history, a month a page (?month=YYYY-MM)", as_html=True)
+@public_view(
+    "/history",
+    "Incident history, a quarter a page (?quarter=YYYY-Qn, or one month: ?month=YYYY-MM)",
+    as_html=True,
+)
 def history_page(visit: Visit) -> Response:
-    month = visit.request.query.get("month")
+    query = visit.request.query
+    time_zone = visit.data["page"]["time_zone"]
     now = clock.now()
-    days.parse_month(month, now.date())  # a malformed month is a 400 before anything else
-    return visit.respond(
-        HTML,
-        lambda: html.history_page(visit.data, visit.base, month, now),
-        "history",
-        month or "",
-        caching.time_bucket(),
-    )
+    # A malformed period is a 400 before anything else.
+    period = days.parse_period(query.get("quarter"), query.get("month"), days.today(time_zone, now))
+    start, end = period.bounds(time_zone)
+
+    def render() -> str:
+        found = incidents.started_between(visit.snapshot.page_id, start, end)
+        entries = [content.brief_entry(record) for record in found]
+        older = incidents.started_before(visit.snapshot.page_id, start)
+        return html.history_page(visit.data, visit.base, period, entries, older, now)
+
+    return visit.respond(HTML, render, "history", period.label, caching.time_bucket())
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)
@@ -190,14 +203,11 @@ def incident_page(visit: Visit) -> Response:
 
 
 def _incident_entry(visit: Visit, incident_id: str) -> dict:
-    """The incident from the snapshot; an old one the snapshot only summarizes (or left out
-    of a very long history) costs one Query more."""
+    """The incident from the snapshot when it holds it whole (open ones); a past one costs
+    one Query more."""
     for entry in visit.data["incidents"]:
         if entry["incident"]["id"] == incident_id and entry["detailed"]:
             return entry
-    known = any(entry["incident"]["id"] == incident_id for entry in visit.data["incidents"])
-    if not known and not visit.data.get("incomplete"):
-        raise errors.not_found()
     return content.incident_entry(incidents.get_incident(visit.snapshot.page_id, incident_id))
 
 

@@ -3,6 +3,7 @@
 from functools import lru_cache
 
 from pynamodb.connection import Connection
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
@@ -38,3 +39,19 @@ def _connection() -> Connection:
 def transaction() -> TransactWrite:
     """A DynamoDB transaction: every write in it lands, or none does."""
     return TransactWrite(connection=_connection())
+
+
+# Why DynamoDB cancelled a transaction, per item: another transaction held the item
+# (`TransactionConflict`, always worth another try) or the item's condition failed.
+LOST_RACE = "TransactionConflict"
+CONDITION_FAILED = "ConditionalCheckFailed"
+
+
+def cancellation_codes(error: TransactWriteError) -> list[str | None]:
+    """The reason code of each item of a cancelled transaction, in the order staged (None for
+    an item that was fine); empty when DynamoDB gave no reasons."""
+    if error.cause_response_code == "TransactionConflictException":
+        return [LOST_RACE]
+    return [
+        reason.code if reason is not None else None for reason in error.cancellation_reasons or []
+    ]

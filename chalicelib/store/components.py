@@ -1,11 +1,14 @@
-"""Components (groups included) and the history of their statuses.
+"""Components (groups included) and the days of their status history.
 
 A group is a component with `group` true; its members carry its id in `group_id`, so one
 Query of the page partition gives every component with its group membership.
 """
 
+from datetime import UTC, datetime
+
 from pynamodb.attributes import (
     BooleanAttribute,
+    ListAttribute,
     NumberAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
@@ -13,6 +16,7 @@ from pynamodb.attributes import (
 )
 from pynamodb.models import Model
 
+from chalicelib import clock
 from chalicelib.store.base import table_meta
 
 
@@ -40,15 +44,29 @@ class Component(Model):
     version = VersionAttribute()
 
 
-class ComponentStatusChange(Model):
-    """hash `component_id`, range `key` = `<ISO time>#<change id>`: the status history that
-    uptime and component webhooks read."""
+class ComponentStatusDay(Model):
+    """hash `component_id`, range `day` (`YYYY-MM-DD`, UTC): the day's status changes, each
+    `[ISO time, old status, new status]`, appended as they happen.
 
-    Meta = table_meta("component-status-changes")
+    Uptime over a range reads one item per day that had a change (at most 92 for the public
+    page's bars), however long the component has existed or how often it flapped before."""
+
+    Meta = table_meta("component-status-days")
     component_id = UnicodeAttribute(hash_key=True)
-    key = UnicodeAttribute(range_key=True)
-    id = UnicodeAttribute()
+    day = UnicodeAttribute(range_key=True)
     page_id = UnicodeAttribute()
-    old_status = UnicodeAttribute()
-    new_status = UnicodeAttribute()
-    created_at = UTCDateTimeAttribute()
+    changes = ListAttribute(null=True)
+
+
+def day_of(moment: datetime) -> str:
+    return moment.astimezone(UTC).date().isoformat()
+
+
+def record_change(component: Component, old_status: str, moment: datetime):
+    """The item and the update action that append one change to its day (no read needed)."""
+    day = ComponentStatusDay(component.id, day_of(moment), page_id=component.page_id)
+    entry = [clock.iso(moment), old_status, component.status]
+    return day, [
+        ComponentStatusDay.page_id.set(component.page_id),
+        ComponentStatusDay.changes.set((ComponentStatusDay.changes | []).append([entry])),
+    ]

@@ -2,8 +2,13 @@
 
 An incident and its updates share the page's partition: the incident at `incident#<id>`, each
 update at `incident#<id>#update#<update_id>`. Ids sort by time, so one Query on the page
-reads every incident newest first with its updates, and one Query on `incident#<id>` reads
+reads incidents newest first with their updates, and one Query on `incident#<id>` reads
 one incident whole, however many updates it has. The postmortem lives on the incident item.
+
+Only incident items (never updates) carry `incident_page`, and only open ones `open_page`, so
+three sparse indexes answer what the lists and the public page ask without reading a page's
+history: where page N of a list starts (`incidents-by-page`, keys only), the open incidents and
+maintenances (`open-by-page`) and the incidents that started in a period (`incidents-by-start`).
 """
 
 from pynamodb.attributes import (
@@ -15,7 +20,7 @@ from pynamodb.attributes import (
     UTCDateTimeAttribute,
     VersionAttribute,
 )
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
 from chalicelib.store.base import table_meta
@@ -42,6 +47,41 @@ class DueIncidents(GlobalSecondaryIndex):
 
     due = UnicodeAttribute(hash_key=True)
     due_at = UTCDateTimeAttribute(range_key=True)
+
+
+class IncidentsByPage(GlobalSecondaryIndex):
+    """Sparse (incident items only), keys only: counting off the incidents before page N of a
+    list reads keys, not incidents."""
+
+    class Meta:
+        index_name = "incidents-by-page"
+        projection = KeysOnlyProjection()
+
+    incident_page = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+
+
+class OpenIncidents(GlobalSecondaryIndex):
+    """Sparse: only unresolved incidents and maintenances not completed carry `open_page`."""
+
+    class Meta:
+        index_name = "open-by-page"
+        projection = AllProjection()
+
+    open_page = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+
+
+class IncidentsByStart(GlobalSecondaryIndex):
+    """Sparse (incident items only): incidents by when they began (a maintenance: its window's
+    start), for the public page's recent days and the history's periods."""
+
+    class Meta:
+        index_name = "incidents-by-start"
+        projection = AllProjection()
+
+    incident_page = UnicodeAttribute(hash_key=True)
+    started_at = UTCDateTimeAttribute(range_key=True)
 
 
 class IncidentRecord(Model):
@@ -80,6 +120,15 @@ class IncidentRecord(Model):
     due = UnicodeAttribute(null=True)
     due_at = UTCDateTimeAttribute(null=True)
     due_index = DueIncidents()
+    incident_page = UnicodeAttribute(null=True)
+    open_page = UnicodeAttribute(null=True)
+    started_at = UTCDateTimeAttribute(null=True)
+    # The newest update in brief (status, body's start, display_at): what a list of past
+    # incidents shows without reading updates.
+    last_update = JSONAttribute(null=True)
+    by_page = IncidentsByPage()
+    open_index = OpenIncidents()
+    by_start = IncidentsByStart()
     # An update's own fields.
     body = UnicodeAttribute(null=True)
     display_at = UTCDateTimeAttribute(null=True)

@@ -1,31 +1,20 @@
 """Components and groups as the API, webhooks, incidents and the public page show them."""
 
 from chalicelib import clock
-from chalicelib.domain.components import components_of, members_of, position_of
+from chalicelib.domain.components import (
+    component_fields,
+    components_of,
+    members_of,
+    position_of,
+)
 from chalicelib.schemas.components import ComponentGroupOut, ComponentOut, GroupAsComponentOut
 from chalicelib.store.components import Component
 
 
 def component_out(records: list[Component], component: Component) -> ComponentOut:
-    fields = {
-        "id": component.id,
-        "page_id": component.page_id,
-        "group_id": component.group_id,
-        "created_at": clock.iso(component.created_at),
-        "updated_at": clock.iso(component.updated_at),
-        "group": bool(component.group),
-        "name": component.name,
-        "description": component.description,
-        "position": position_of(records, component),
-        "status": component.status,
-        "showcase": bool(component.showcase),
-        "only_show_if_degraded": bool(component.only_show_if_degraded),
-        "automation_email": component.automation_email,
-        "start_date": component.start_date,
-    }
+    fields = component_fields(records, component)
     if component.group:
-        members = [member.id for member in members_of(records, component.id)]
-        return GroupAsComponentOut(**fields, components=members)
+        return GroupAsComponentOut(**fields)
     return ComponentOut(**fields)
 
 

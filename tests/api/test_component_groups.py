@@ -316,10 +316,10 @@ def test_racing_deletes_of_the_last_two_members_still_delete_the_group(world):
 
 
 def test_more_writes_than_one_transaction_holds_are_split(world, monkeypatch, dynamodb_calls):
-    from chalicelib.domain import components
+    from chalicelib.domain import unit_of_work
 
     members = [make_component(world, f"C{n}") for n in range(5)]
-    monkeypatch.setattr(components, "MAX_TRANSACTION_ITEMS", 2)
+    monkeypatch.setattr(unit_of_work, "MAX_TRANSACTION_ITEMS", 2)
     before = dynamodb_calls.summary()
     group = make_group(world, "Big", members)
     assert (dynamodb_calls.summary() - before)["TransactWriteItems"] >= 3

@@ -269,3 +269,48 @@ def test_clock_controls_timestamps(world):
     finally:
         clock.freeze(None)
     assert answer.json["created_at"] == "2031-05-06T07:08:09.000Z"
+
+
+def test_concurrent_appends_all_land(world, monkeypatch):
+    """8 clients appending 10 updates each to one incident at once: every append lands and
+    none is refused (appends write only what they change, never on a version)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import botocore.client
+
+    # moto's in-process backend is not thread-safe; a real server answers each request
+    # atomically, so requests are made one at a time (the clients still interleave).
+    one_at_a_time = threading.Lock()
+    make_call = botocore.client.BaseClient._make_api_call
+
+    def atomic_call(self, operation, params):
+        with one_at_a_time:
+            return make_call(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", atomic_call)
+
+    from chalicelib.domain import incidents
+    from chalicelib.schemas.incidents import IncidentFields
+
+    incident = create(world, {"name": "x", "body": "first"}).json
+
+    def append(client: int) -> int:
+        errors = 0
+        for number in range(10):
+            status = ("identified", "monitoring")[number % 2]
+            try:
+                incidents.update_incident(
+                    world.page_id,
+                    incident["id"],
+                    IncidentFields(status=status, body=f"client {client} update {number}"),
+                )
+            except Exception:  # noqa: BLE001 (counted: the test wants none)
+                errors += 1
+        return errors
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        failures = sum(pool.map(append, range(8)))
+    stored = world.api.get(incidents_path(world, f"/{incident['id']}")).json
+    assert failures == 0
+    assert len(stored["incident_updates"]) == 81  # the first one and the 80 appended

@@ -27,7 +27,7 @@ def visitor(world) -> Visitor:
 
 def publish(world) -> None:
     """Refresh the page's snapshot, as every write will once the writes call it."""
-    from chalicelib.domain import page_snapshot
+    from chalicelib.public import snapshot as page_snapshot
 
     page_snapshot.refresh(world.page_id)
 

@@ -7,7 +7,6 @@ from tests.public.conftest import make_component, make_group, make_incident, pub
 
 VIEWS = [
     "",
-    "/history",
     "/api/v2/summary.json",
     "/api/v2/status.json",
     "/api/v2/components.json",
@@ -38,6 +37,15 @@ def test_a_view_costs_one_get_item(page_with_content, visitor, dynamodb_calls, s
     assert dynamodb_calls.summary() == {"GetItem": 1}
 
 
+def test_history_costs_one_get_item_and_two_bounded_queries(
+    page_with_content, visitor, dynamodb_calls
+):
+    # The period's incidents (an index by start time) and whether anything is older (one item).
+    answer = visitor.get("/history")
+    assert answer.status == 200, answer.text
+    assert dynamodb_calls.summary() == {"GetItem": 1, "Query": 2}
+
+
 def test_incident_page_costs_one_get_item(page_with_content, visitor, dynamodb_calls):
     incident_id = visitor.get("/api/v2/incidents.json").json["incidents"][0]["id"]
     before = dynamodb_calls.count()
@@ -46,7 +54,7 @@ def test_incident_page_costs_one_get_item(page_with_content, visitor, dynamodb_c
 
 
 def test_views_carry_cache_headers(page_with_content, visitor):
-    for suffix in VIEWS:
+    for suffix in [*VIEWS, "/history"]:
         answer = visitor.get(suffix)
         assert answer.headers["Cache-Control"] == "public, max-age=10"
         assert answer.headers["ETag"].startswith('"')

@@ -4,7 +4,8 @@ small enough for one item however long the history."""
 import json
 from datetime import UTC, datetime, timedelta
 
-from chalicelib.domain import page_snapshot
+from chalicelib import clock
+from chalicelib.public import snapshot as page_snapshot
 from chalicelib.store import snapshots
 from chalicelib.store.snapshots import PageSnapshot, key_of
 from tests.public.conftest import make_component, make_incident, publish
@@ -45,23 +46,28 @@ def test_refresh_of_a_missing_page_is_none(world):
     assert page_snapshot.refresh("nosuchpage000000") is None
 
 
-def test_a_long_history_is_summarized_to_fit(world, visitor, monkeypatch):
-    monkeypatch.setattr(page_snapshot, "DETAILED_INCIDENTS", 2)
-    monkeypatch.setattr(page_snapshot, "LISTED_INCIDENTS", 2)
+def test_past_incidents_are_kept_in_brief_and_older_ones_left_to_their_page(world, visitor):
     component = make_component(world, "API")
+    try:
+        clock.freeze(datetime.now(UTC) - timedelta(days=20))
+        old = make_incident(world, "Long ago", status="resolved")
+    finally:
+        clock.freeze(None)
     made = [
         make_incident(world, f"Incident {n}", status="resolved", component_ids=[component["id"]])
-        for n in range(6)
+        for n in range(3)
     ]
+    make_incident(world, "Open", body="still on it")
     content = page_snapshot.refresh(world.page_id).content
     kept = [entry["incident"]["name"] for entry in content["incidents"]]
-    assert kept == ["Incident 5", "Incident 4", "Incident 3", "Incident 2"]
-    assert [entry["detailed"] for entry in content["incidents"]] == [True, True, False, False]
-    assert content["incomplete"] is True
-    # An incident left out or summarized still has its page, for one Query more.
-    oldest = visitor.get(f"/incidents/{made[0]['id']}")
-    assert oldest.status == 200
-    assert "Incident 0" in oldest.text
+    assert kept == ["Open", "Incident 2", "Incident 1", "Incident 0"]
+    assert [entry["detailed"] for entry in content["incidents"]] == [True, False, False, False]
+    assert [len(e["incident"]["incident_updates"]) for e in content["incidents"]] == [1, 1, 1, 1]
+    # A past incident, or one older than the page lists, still has its page (one Query more).
+    for incident in (made[0], old):
+        page = visitor.get(f"/incidents/{incident['id']}")
+        assert page.status == 200
+        assert incident["name"] in page.text
 
 
 def test_snapshot_item_stays_small(world):

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import pytest
 from pydantic import ValidationError
 
-from chalicelib.domain.components import Unit, _batches, _position_between
+from chalicelib.domain.components import _position_between
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.http.errors import from_validation_error
 from chalicelib.schemas.components import (
     ComponentCreate,
@@ -36,14 +37,25 @@ def test_a_new_position_falls_between_its_neighbours(positions, index, expected)
     assert _position_between(at(*positions), index) == expected
 
 
-def test_batches_fill_transactions_without_splitting_a_unit(monkeypatch):
-    from chalicelib.domain import components
+def test_transactions_fill_up_without_splitting_what_must_land_together(monkeypatch):
+    from chalicelib.domain import unit_of_work
 
-    monkeypatch.setattr(components, "MAX_TRANSACTION_ITEMS", 4)
-    save, record = "save", "record"
-    units = [Unit(1, [save]), Unit(3, [save, record]), Unit(3, [save, record]), Unit(1, [save])]
-    assert _batches(units) == [[save, save, record], [save, record, save]]
-    assert _batches([]) == []
+    monkeypatch.setattr(unit_of_work, "MAX_TRANSACTION_ITEMS", 4)
+    work = Work(None)
+    items = [SimpleNamespace(name=n) for n in "abcdefgh"]
+    work.save(items[0])
+    with work.together():
+        work.save(items[1])
+        work.save(items[2])
+        work.delete(items[3])
+    with work.together():
+        work.save(items[4])
+        work.save(items[5])
+        work.save(items[6])
+    work.save(items[7])
+    batches = [[staged.item.name for staged in batch] for batch in work._transactions()]
+    assert batches == [["a", "b", "c", "d"], ["e", "f", "g", "h"]]
+    assert Work(None)._transactions() == []
 
 
 def test_start_date_is_a_day_only():

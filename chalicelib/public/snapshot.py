@@ -1,9 +1,13 @@
-"""The public snapshot of a page: rebuilt after every write that changes what the page shows,
+"""The public snapshot of a page: rebuilt after every committed write that the page shows,
 read once per public view, however many components and incidents the page has.
 
-Call `refresh(page_id)` after such a write: the page profile or its embed config, a
-component or group, an incident or one of its updates, a postmortem, a maintenance step. A
-page that was never refreshed is built on its first view.
+The unit of work calls `refresh_committed` after each commit that touches what the public
+sees; a page never built is built on its first view. A rebuild reads only what the page shows:
+the page, its components, the open incidents and maintenances (a sparse index, then each one's
+updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
+incident items, each with its newest update in brief) and each showcased component's status
+days over the uptime bars' window. The page's older history never enters a write: the history
+pages and an old incident's page read it when visited.
 """
 
 import hashlib
@@ -16,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from chalicelib import clock
 from chalicelib.domain import components, incidents, uptime
 from chalicelib.domain.pages import profile_of
+from chalicelib.domain.unit_of_work import Committed
 from chalicelib.public import content
 from chalicelib.store import snapshots
 from chalicelib.store.components import Component
@@ -24,9 +29,11 @@ from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
 
 # The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
 UPTIME_WINDOW = timedelta(days=91)
-# Incidents kept whole beyond the open ones, then summarized for the history list; halved
-# until the compressed snapshot fits in one item.
-DETAILED_INCIDENTS = 100
+# Past incidents the page lists, in brief, beyond the open ones.
+RECENT_DAYS = 15
+# Maintenances may be entered well ahead: a completed one may have its window in the future.
+_LATEST = datetime(9999, 12, 31, tzinfo=UTC)
+# Recent incidents kept at most; halved until the compressed snapshot fits in one item.
 LISTED_INCIDENTS = 1000
 _LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
 _DECODED_CACHE_SIZE = 32
@@ -50,19 +57,23 @@ def refresh(page_id: str) -> Snapshot | None:
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
-    entries = [content.incident_entry(incident) for incident in _incidents_of(page_id)]
+    entries = _entries(page_id)
     history = _uptime_history(page, records)
-    detailed, listed = DETAILED_INCIDENTS, LISTED_INCIDENTS
+    listed = LISTED_INCIDENTS
     while True:
-        kept = content.trimmed(entries, detailed, listed)
-        incomplete = len(kept) < len(entries) or not all(entry["detailed"] for entry in kept)
+        kept = _trimmed(entries, listed)
         data = content.build(
-            page, records, kept, history, clock.iso(clock.now()), incomplete=incomplete
+            page,
+            records,
+            kept,
+            history,
+            clock.iso(clock.now()),
+            incomplete=len(kept) < len(entries),
         )
         body = snapshots.compress(json.dumps(data, separators=(",", ":")))
-        if len(body) <= snapshots.MAX_BODY_BYTES or detailed + listed == 0:
+        if len(body) <= snapshots.MAX_BODY_BYTES or listed == 0:
             break
-        detailed, listed = detailed // 2, listed // 2
+        listed //= 2
     etag = hashlib.sha256(body).hexdigest()[:32]
     keys = [key_of(PAGE, page.id), key_of(SUBDOMAIN, page.subdomain)]
     if page.domain:
@@ -73,8 +84,38 @@ def refresh(page_id: str) -> Snapshot | None:
     return Snapshot(page.id, etag, data)
 
 
-def _incidents_of(page_id: str) -> list[incidents.Incident]:
-    return incidents.list_incidents(page_id, consistent=True)
+def _entries(page_id: str) -> list[dict]:
+    """The open incidents and maintenances whole, the others that began in the last
+    `RECENT_DAYS` days in brief; newest first."""
+    opened = incidents.with_updates(incidents.open_records(page_id))
+    shown = {incident.record.id for incident in opened}
+    now = clock.now()
+    recent = [
+        record
+        for record in incidents.started_between(page_id, now - timedelta(days=RECENT_DAYS), _LATEST)
+        if record.id not in shown
+    ]
+    entries = [content.incident_entry(incident) for incident in opened]
+    entries += [content.brief_entry(record) for record in recent]
+    return sorted(entries, key=lambda entry: entry["incident"]["id"], reverse=True)
+
+
+def _trimmed(entries: list[dict], listed: int) -> list[dict]:
+    """Every open entry and the newest `listed` others."""
+    kept, others = [], 0
+    for entry in entries:
+        if not content.is_open(entry):
+            others += 1
+            if others > listed:
+                continue
+        kept.append(entry)
+    return kept
+
+
+def refresh_committed(committed: Committed) -> None:
+    """After a commit the public page shows: rebuild the page's snapshot."""
+    if committed.public and committed.page_id:
+        refresh(committed.page_id)
 
 
 def _uptime_history(page: Page, records: list[Component]) -> dict:
