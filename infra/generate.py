@@ -47,9 +47,8 @@ DYNAMODB_ACTIONS = [
     "dynamodb:GetItem",  # Model.get, refresh
     "dynamodb:PutItem",  # save, TransactWrite.save
     "dynamodb:UpdateItem",  # update
-    "dynamodb:DeleteItem",  # delete, TransactWrite.delete, batch deletes
+    "dynamodb:DeleteItem",  # delete, TransactWrite.delete
     "dynamodb:Query",  # Model.query, index.query
-    "dynamodb:BatchWriteItem",  # Model.batch_write
 ]
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.
