@@ -47,7 +47,7 @@ DYNAMODB_ACTIONS = [
     "dynamodb:GetItem",  # Model.get, refresh
     "dynamodb:PutItem",  # save, TransactWrite.save
     "dynamodb:UpdateItem",  # update
-    "dynamodb:DeleteItem",  # delete, TransactWrite.delete, batch deletes
+    "dynamodb:DeleteItem",  # delete, TransactWrite.delete
     "dynamodb:Query",  # Model.query, index.query
 ]
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
