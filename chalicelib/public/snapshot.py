@@ -146,20 +146,20 @@ def load_by_reference(reference: str) -> Snapshot | None:
 
 def load_by_subdomain(subdomain: str) -> Snapshot | None:
     """The snapshot of the page whose subdomain is `subdomain`: one GetItem."""
-    found = _stored(key_of(SUBDOMAIN, subdomain))
-    if found is not None:
-        return found
-    # Not built yet (or the name is new): find the page the slow way, once.
-    page_id = _claimed_by(SUBDOMAIN, subdomain)
-    return refresh(page_id) if page_id else None
+    return _load_by_name(SUBDOMAIN, subdomain)
 
 
 def load_by_domain(host: str) -> Snapshot | None:
     """The snapshot of the page whose custom domain is `host`: one GetItem."""
-    found = _stored(key_of(DOMAIN, host))
+    return _load_by_name(DOMAIN, host)
+
+
+def _load_by_name(kind: str, name: str) -> Snapshot | None:
+    found = _stored(key_of(kind, name))
     if found is not None:
         return found
-    page_id = _claimed_by(DOMAIN, host)
+    # Not built yet (or the name is new): find the page the slow way, once.
+    page_id = _claimed_by(kind, name)
     return refresh(page_id) if page_id else None
 
 
