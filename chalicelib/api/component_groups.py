@@ -7,12 +7,6 @@ from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import component_groups, components
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
-from chalicelib.schemas.common import Pagination
-from chalicelib.schemas.components import (
-    ComponentGroupCreate,
-    ComponentGroupOut,
-    ComponentGroupUpdate,
-)
 from chalicelib.views.components import group_out
 
 blueprint = Blueprint(__name__)
@@ -30,7 +24,7 @@ def list_component_groups(request: ApiRequest):
 
 def create_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse(ComponentGroupCreate).component_group
+    fields = request.parse().component_group
     written = component_groups.create_group(page.id, fields)
     return group_out(written.records, written.record)
 
@@ -43,7 +37,7 @@ def get_component_group(request: ApiRequest):
 
 def update_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse(ComponentGroupUpdate).component_group
+    fields = request.parse().component_group
     written = component_groups.update_group(page.id, request.params["id"], fields)
     return group_out(written.records, written.record)
 
@@ -63,36 +57,36 @@ def _register(collection: str, style: Style) -> None:
         collection,
         ["GET"],
         summary="List component groups",
-        response=ComponentGroupOut,
+        response="ComponentGroupOut",
         many=True,
-        query=Pagination,
+        query="Pagination",
         style=style,
     )(list_component_groups)
     router.route(
         collection,
         ["POST"],
         summary="Create a component group",
-        body=ComponentGroupCreate,
-        response=ComponentGroupOut,
+        body="ComponentGroupCreate",
+        response="ComponentGroupOut",
         status=201,
         style=style,
     )(create_component_group)
     router.route(
-        member, ["GET"], summary="Get a component group", response=ComponentGroupOut, style=style
+        member, ["GET"], summary="Get a component group", response="ComponentGroupOut", style=style
     )(get_component_group)
     router.route(
         member,
         ["PATCH", "PUT"],
         summary="Update a component group",
-        body=ComponentGroupUpdate,
-        response=ComponentGroupOut,
+        body="ComponentGroupUpdate",
+        response="ComponentGroupOut",
         style=style,
     )(update_component_group)
     router.route(
         member,
         ["DELETE"],
         summary="Delete a component group; its components stay (archived style: 204)",
-        response=ComponentGroupOut,
+        response="ComponentGroupOut",
         style=style,
     )(delete_component_group)
 

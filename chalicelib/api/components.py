@@ -1,13 +1,14 @@
 """Components (SPEC 4.6), in both path styles."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
+from chalicelib import schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import components
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.common import Pagination
-from chalicelib.schemas.components import ComponentCreate, ComponentOut, ComponentUpdate
 from chalicelib.views.components import component_out
 
 blueprint = Blueprint(__name__)
@@ -16,7 +17,7 @@ COMPONENTS = "/v1/pages/{page_id}/components"
 COMPONENT = COMPONENTS + "/{component_id}"
 
 
-def _shown(written: components.Written) -> ComponentOut:
+def _shown(written: components.Written) -> schemas.ComponentOut:
     return component_out(written.records, written.record)
 
 
@@ -24,9 +25,9 @@ def _shown(written: components.Written) -> ComponentOut:
     COMPONENTS,
     ["GET"],
     summary="List components, groups included, in page order",
-    response=ComponentOut,
+    response="ComponentOut",
     many=True,
-    query=Pagination,
+    query="Pagination",
 )
 def list_components(request: ApiRequest):
     page = request.page()
@@ -38,17 +39,17 @@ def list_components(request: ApiRequest):
     COMPONENTS,
     ["POST"],
     summary="Create a component",
-    body=ComponentCreate,
-    response=ComponentOut,
+    body="ComponentCreate",
+    response="ComponentOut",
     status=201,
 )
 def create_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse(ComponentCreate).component
+    fields = request.parse().component
     return _shown(components.create_component(page.id, fields))
 
 
-@router.route(COMPONENT, ["GET"], summary="Get a component", response=ComponentOut)
+@router.route(COMPONENT, ["GET"], summary="Get a component", response="ComponentOut")
 def get_component(request: ApiRequest):
     page = request.page()
     records = components.components_of(page.id)
@@ -59,12 +60,12 @@ def get_component(request: ApiRequest):
     COMPONENT,
     ["PATCH", "PUT"],
     summary="Update a component",
-    body=ComponentUpdate,
-    response=ComponentOut,
+    body="ComponentUpdate",
+    response="ComponentOut",
 )
 def update_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse(ComponentUpdate).component
+    fields = request.parse().component
     return _shown(components.update_component(page.id, request.params["component_id"], fields))
 
 

@@ -1,14 +1,14 @@
 """Incident templates: saved incidents to start from."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
-from chalicelib import clock
+from chalicelib import clock, schemas
 from chalicelib.api.incidents import INCIDENT_MANAGER
 from chalicelib.domain import components, incident_templates
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.common import Pagination
-from chalicelib.schemas.incidents import IncidentTemplateCreate, IncidentTemplateOut
 from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentTemplate
 from chalicelib.views.components import component_out
@@ -18,11 +18,13 @@ router = Router(blueprint, "incident templates")
 TEMPLATES = "/v1/pages/{page_id}/incident_templates"
 
 
-def template_out(template: IncidentTemplate, records: list[Component]) -> IncidentTemplateOut:
+def template_out(
+    template: IncidentTemplate, records: list[Component]
+) -> schemas.IncidentTemplateOut:
     """The template with its components as objects (`records`: the page's components)."""
     by_id = {record.id: record for record in records}
     named = [by_id[id_] for id_ in template.component_ids or [] if id_ in by_id]
-    return IncidentTemplateOut(
+    return schemas.IncidentTemplateOut(
         id=template.id,
         page_id=template.page_id,
         name=template.name,
@@ -42,9 +44,9 @@ def template_out(template: IncidentTemplate, records: list[Component]) -> Incide
     TEMPLATES,
     ["GET"],
     summary="List incident templates",
-    response=IncidentTemplateOut,
+    response="IncidentTemplateOut",
     many=True,
-    query=Pagination,
+    query="Pagination",
 )
 def list_incident_templates(request: ApiRequest):
     page = request.page()
@@ -57,12 +59,12 @@ def list_incident_templates(request: ApiRequest):
     TEMPLATES,
     ["POST"],
     summary="Create an incident template",
-    body=IncidentTemplateCreate,
-    response=IncidentTemplateOut,
+    body="IncidentTemplateCreate",
+    response="IncidentTemplateOut",
     status=201,
 )
 def create_incident_template(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
-    fields = request.parse(IncidentTemplateCreate).template
+    fields = request.parse().template
     template = incident_templates.create_template(page.id, fields)
     return template_out(template, components.components_of(page.id))

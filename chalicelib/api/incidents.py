@@ -1,19 +1,14 @@
 """Incidents and incident updates (SPEC 4.8), in both path styles."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
+from chalicelib import schemas
 from chalicelib.domain import incidents
 from chalicelib.http import errors
 from chalicelib.http.pagination import page_and_size
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.incidents import (
-    IncidentCreate,
-    IncidentListQuery,
-    IncidentOut,
-    IncidentUpdate,
-    IncidentUpdateEdit,
-    IncidentUpdateOut,
-)
 from chalicelib.views.incidents import incident_out, update_out
 
 blueprint = Blueprint(__name__)
@@ -24,7 +19,7 @@ INCIDENT_MANAGER = "incident_manager"
 MAINTENANCE_MANAGER = "maintenance_manager"
 
 
-def _listed(request: ApiRequest, keep) -> list[IncidentOut]:
+def _listed(request: ApiRequest, keep) -> list[schemas.IncidentOut]:
     """A page of a list, as Statuspage's v1 pages them: `limit` (or `per_page`, default and
     max 100) and a 1-based `page`. The whole list reads only the incidents of the page asked
     for; the others read the open incidents (a sparse index) and the updates of the page's."""
@@ -72,7 +67,7 @@ def _register_list(path: str, summary: str, keep) -> None:
 
     list_incidents.__name__ = "list_" + path.rsplit("/", 1)[-1]
     router.route(
-        path, ["GET"], summary=summary, response=IncidentOut, many=True, query=IncidentListQuery
+        path, ["GET"], summary=summary, response="IncidentOut", many=True, query="IncidentListQuery"
     )(list_incidents)
 
 
@@ -84,17 +79,17 @@ for _path, (_summary, _keep) in LISTS.items():
     INCIDENTS,
     ["POST"],
     summary="Create an incident",
-    body=IncidentCreate,
-    response=IncidentOut,
+    body="IncidentCreate",
+    response="IncidentOut",
     status=201,
 )
 def create_incident(request: ApiRequest):
-    fields = request.parse(IncidentCreate).incident
+    fields = request.parse().incident
     request.page(_role_for(incidents.is_scheduled(fields)))
     return incident_out(incidents.create_incident(request.params["page_id"], fields))
 
 
-@router.route(INCIDENT, ["GET"], summary="Get an incident", response=IncidentOut)
+@router.route(INCIDENT, ["GET"], summary="Get an incident", response="IncidentOut")
 def get_incident(request: ApiRequest):
     request.page()
     return incident_out(
@@ -106,19 +101,19 @@ def get_incident(request: ApiRequest):
     INCIDENT,
     ["PATCH", "PUT"],
     summary="Update an incident",
-    body=IncidentUpdate,
-    response=IncidentOut,
+    body="IncidentUpdate",
+    response="IncidentOut",
 )
 def update_incident(request: ApiRequest):
     page_id, incident_id = request.params["page_id"], request.params["incident_id"]
-    fields = request.parse(IncidentUpdate).incident
+    fields = request.parse().incident
     request.page()
     existing = incidents.get_incident(page_id, incident_id)
     request.page(_role_for(existing.record.scheduled))
     return incident_out(incidents.update_incident(page_id, incident_id, fields))
 
 
-@router.route(INCIDENT, ["DELETE"], summary="Delete an incident", response=IncidentOut)
+@router.route(INCIDENT, ["DELETE"], summary="Delete an incident", response="IncidentOut")
 def delete_incident(request: ApiRequest):
     page_id, incident_id = request.params["page_id"], request.params["incident_id"]
     request.page()
@@ -131,7 +126,7 @@ def delete_incident(request: ApiRequest):
     INCIDENT + "/incident_updates",
     ["GET"],
     summary="List an incident's updates",
-    response=IncidentUpdateOut,
+    response="IncidentUpdateOut",
     many=True,
 )
 def list_incident_updates(request: ApiRequest):
@@ -144,12 +139,12 @@ def list_incident_updates(request: ApiRequest):
     INCIDENT + "/incident_updates/{incident_update_id}",
     ["PATCH", "PUT"],
     summary="Edit an incident update",
-    body=IncidentUpdateEdit,
-    response=IncidentUpdateOut,
+    body="IncidentUpdateEdit",
+    response="IncidentUpdateOut",
 )
 def edit_incident_update(request: ApiRequest):
     page_id, incident_id = request.params["page_id"], request.params["incident_id"]
-    changes = request.parse(IncidentUpdateEdit).incident_update
+    changes = request.parse().incident_update
     request.page(INCIDENT_MANAGER)
     incident = incidents.edit_update(
         page_id,

@@ -3,7 +3,6 @@
 from chalice import Blueprint
 
 from chalicelib.http.routing import ApiRequest, Router, Style
-from chalicelib.schemas.openapi import document
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "meta")
@@ -17,4 +16,6 @@ router = Router(blueprint, "meta")
     style=Style.ARCHIVED,
 )
 def openapi_document(request: ApiRequest):
+    from chalicelib.schemas.openapi import document  # pydantic's JSON schema, on first use
+
     return document()

@@ -1,22 +1,16 @@
 """Organization users and permissions (SPEC 4.1)."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
-from chalicelib import clock
+from chalicelib import clock, schemas
 from chalicelib.domain import organizations, pages
 from chalicelib.domain.organizations import ROLES
 from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_owner
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.common import Pagination
-from chalicelib.schemas.organizations import (
-    PagePermissionOut,
-    PermissionsOut,
-    PermissionsUpdate,
-    UserCreate,
-    UserOut,
-)
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import User
 
@@ -27,8 +21,8 @@ USER = USERS + "/{user_id}"
 PERMISSIONS = "/v1/organizations/{organization_id}/permissions/{user_id}"
 
 
-def user_out(user: User) -> UserOut:
-    return UserOut(
+def user_out(user: User) -> schemas.UserOut:
+    return schemas.UserOut(
         id=user.id,
         organization_id=user.organization_id,
         email=user.email,
@@ -47,15 +41,15 @@ def _organization_user(request: ApiRequest) -> User:
     return user
 
 
-def permissions_out(user: User) -> PermissionsOut:
+def permissions_out(user: User) -> schemas.PermissionsOut:
     if user.owner:
         reachable = {page.id: {} for page in pages.pages_of(user.organization_id)}
     else:
         reachable = plain_dict(user.page_roles)
-    return PermissionsOut(
+    return schemas.PermissionsOut(
         user_id=user.id,
         pages=[
-            PagePermissionOut(
+            schemas.PagePermissionOut(
                 page_id=page_id,
                 **{role: not roles or bool(roles.get(role)) for role in ROLES},
             )
@@ -64,7 +58,9 @@ def permissions_out(user: User) -> PermissionsOut:
     )
 
 
-@router.route(USERS, ["GET"], summary="List users", response=UserOut, many=True, query=Pagination)
+@router.route(
+    USERS, ["GET"], summary="List users", response="UserOut", many=True, query="Pagination"
+)
 def list_users(request: ApiRequest):
     require_organization(request.principal, request.params["organization_id"])
     users = organizations.users_of(request.params["organization_id"])
@@ -72,13 +68,13 @@ def list_users(request: ApiRequest):
 
 
 @router.route(
-    USERS, ["POST"], summary="Create a user", body=UserCreate, response=UserOut, status=201
+    USERS, ["POST"], summary="Create a user", body="UserCreate", response="UserOut", status=201
 )
 def create_user(request: ApiRequest):
     organization_id = request.params["organization_id"]
     require_organization(request.principal, organization_id)
     require_owner(request.principal)
-    fields = request.parse(UserCreate).user
+    fields = request.parse().user
     if organizations.email_taken(organization_id, fields.email):
         raise errors.invalid("email", "has already been taken")
     user = organizations.create_user(
@@ -91,7 +87,7 @@ def create_user(request: ApiRequest):
     return user_out(user)
 
 
-@router.route(USER, ["DELETE"], summary="Delete a user", response=UserOut)
+@router.route(USER, ["DELETE"], summary="Delete a user", response="UserOut")
 def delete_user(request: ApiRequest):
     user = _organization_user(request)
     require_owner(request.principal)
@@ -101,7 +97,7 @@ def delete_user(request: ApiRequest):
     return user_out(user)
 
 
-@router.route(PERMISSIONS, ["GET"], summary="Get a user's permissions", response=PermissionsOut)
+@router.route(PERMISSIONS, ["GET"], summary="Get a user's permissions", response="PermissionsOut")
 def get_permissions(request: ApiRequest):
     return permissions_out(_organization_user(request))
 
@@ -110,8 +106,8 @@ def get_permissions(request: ApiRequest):
     PERMISSIONS,
     ["PUT", "PATCH"],
     summary="Set a user's permissions",
-    body=PermissionsUpdate,
-    response=PermissionsOut,
+    body="PermissionsUpdate",
+    response="PermissionsOut",
 )
 def update_permissions(request: ApiRequest):
     user = _organization_user(request)
@@ -122,7 +118,7 @@ def update_permissions(request: ApiRequest):
         isinstance(roles, dict) for roles in pages_given.values()
     ):
         raise errors.bad_request()
-    body = request.parse(PermissionsUpdate)
+    body = request.parse()
     known = {page.id for page in pages.pages_of(user.organization_id)}
     if not set(body.pages) <= known:
         raise errors.not_found()

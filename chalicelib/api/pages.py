@@ -1,20 +1,14 @@
 """Pages (SPEC 4.3) and the `POST /v1/pages` extension."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
-from chalicelib import clock
+from chalicelib import clock, schemas
 from chalicelib.domain import pages
 from chalicelib.domain.organizations import has_role
 from chalicelib.http.auth import require_owner
 from chalicelib.http.routing import ApiRequest, Router, Style
-from chalicelib.schemas.pages import (
-    ArchivedPageOut,
-    ImageOut,
-    PageCreate,
-    PageOut,
-    PageUpdate,
-    WebhookSecretOut,
-)
 from chalicelib.store.models import Page
 
 blueprint = Blueprint(__name__)
@@ -22,9 +16,9 @@ router = Router(blueprint, "pages")
 PAGE_CONFIGURATION = "page_configuration"
 
 
-def page_out(page: Page, archived: bool = False) -> PageOut:
+def page_out(page: Page, archived: bool = False) -> schemas.PageOut:
     profile = pages.profile_of(page)
-    fields = {name: profile.get(name) for name in PageOut.model_fields}
+    fields = {name: profile.get(name) for name in schemas.PageOut.model_fields}
     fields.update(
         id=page.id,
         subdomain=page.subdomain,
@@ -33,24 +27,24 @@ def page_out(page: Page, archived: bool = False) -> PageOut:
         updated_at=clock.iso(page.updated_at),
     )
     if not archived:
-        return PageOut(**fields)
+        return schemas.PageOut(**fields)
     for image in ("hero_cover", "transactional_logo"):
         url = profile.get(image)
-        fields[image] = ImageOut(
+        fields[image] = schemas.ImageOut(
             normal_url=url,
             original_url=url,
             retina_url=url,
             size=None,
             updated_at=profile.get(f"{image}_updated_at") if url else None,
         )
-    return ArchivedPageOut(**fields, layout=profile.get("branding", "basic"))
+    return schemas.ArchivedPageOut(**fields, layout=profile.get("branding", "basic"))
 
 
 @router.route(
     "/v1/pages",
     ["GET"],
     summary="List the pages the caller reaches",
-    response=PageOut,
+    response="PageOut",
     many=True,
     style=Style.CURRENT,
 )
@@ -66,19 +60,19 @@ def list_pages(request: ApiRequest):
     "/v1/pages",
     ["POST"],
     summary="Create a page (extension)",
-    body=PageCreate,
-    response=PageOut,
+    body="PageCreate",
+    response="PageOut",
     status=201,
     style=Style.CURRENT,
 )
 def create_page(request: ApiRequest):
     require_owner(request.principal)
-    body = request.parse(PageCreate)
+    body = request.parse()
     page = pages.create_page(request.principal.organization_id, body.page)
     return page_out(page, request.archived)
 
 
-@router.route("/v1/pages/{page_id}", ["GET"], summary="Get a page", response=PageOut)
+@router.route("/v1/pages/{page_id}", ["GET"], summary="Get a page", response="PageOut")
 def get_page(request: ApiRequest):
     return page_out(request.page(), request.archived)
 
@@ -87,12 +81,12 @@ def get_page(request: ApiRequest):
     "/v1/pages/{page_id}",
     ["PATCH", "PUT"],
     summary="Update a page",
-    body=PageUpdate,
-    response=PageOut,
+    body="PageUpdate",
+    response="PageOut",
 )
 def update_page(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    body = request.parse(PageUpdate)
+    body = request.parse()
     return page_out(pages.update_page(page, body.page), request.archived)
 
 
@@ -100,19 +94,19 @@ def update_page(request: ApiRequest):
     "/v1/pages/{page_id}/webhook_secret",
     ["GET"],
     summary="Get the secret that signs webhook bodies (X-Webhook-Signature)",
-    response=WebhookSecretOut,
+    response="WebhookSecretOut",
 )
 def get_webhook_secret(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    return WebhookSecretOut(webhook_secret=pages.webhook_secret_of(page))
+    return schemas.WebhookSecretOut(webhook_secret=pages.webhook_secret_of(page))
 
 
 @router.route(
     "/v1/pages/{page_id}/webhook_secret/rotate",
     ["POST"],
     summary="Replace the secret that signs webhook bodies",
-    response=WebhookSecretOut,
+    response="WebhookSecretOut",
 )
 def rotate_webhook_secret(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    return WebhookSecretOut(webhook_secret=pages.rotate_webhook_secret(page))
+    return schemas.WebhookSecretOut(webhook_secret=pages.rotate_webhook_secret(page))

@@ -1,23 +1,27 @@
 """Postmortems (SPEC 4.9), in both path styles."""
 
+from __future__ import annotations
+
 from chalice import Blueprint
 
+from chalicelib import schemas
 from chalicelib.api.incidents import INCIDENT, INCIDENT_MANAGER
 from chalicelib.domain import pages, postmortems
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.incidents import PostmortemDraft, PostmortemOut, PostmortemPublish
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "postmortems")
 POSTMORTEM = INCIDENT + "/postmortem"
 
 
-def postmortem_out(postmortem: dict) -> PostmortemOut:
-    return PostmortemOut(**{name: postmortem.get(name) for name in PostmortemOut.model_fields})
+def postmortem_out(postmortem: dict) -> schemas.PostmortemOut:
+    return schemas.PostmortemOut(
+        **{name: postmortem.get(name) for name in schemas.PostmortemOut.model_fields}
+    )
 
 
-@router.route(POSTMORTEM, ["GET"], summary="Get a postmortem", response=PostmortemOut)
+@router.route(POSTMORTEM, ["GET"], summary="Get a postmortem", response="PostmortemOut")
 def get_postmortem(request: ApiRequest):
     request.page()
     return postmortem_out(postmortems.get(request.params["page_id"], request.params["incident_id"]))
@@ -27,14 +31,14 @@ def get_postmortem(request: ApiRequest):
     POSTMORTEM,
     ["PUT"],
     summary="Create or update a postmortem draft",
-    body=PostmortemDraft,
-    response=PostmortemOut,
+    body="PostmortemDraft",
+    response="PostmortemOut",
 )
 def save_postmortem_draft(request: ApiRequest):
     request.page(INCIDENT_MANAGER)
     if not request.body:
         raise errors.bad_request()
-    draft = request.parse(PostmortemDraft).postmortem
+    draft = request.parse().postmortem
     return postmortem_out(
         postmortems.save_draft(
             request.params["page_id"], request.params["incident_id"], draft.body_draft
@@ -46,12 +50,12 @@ def save_postmortem_draft(request: ApiRequest):
     POSTMORTEM + "/publish",
     ["PUT"],
     summary="Publish a postmortem",
-    body=PostmortemPublish,
-    response=PostmortemOut,
+    body="PostmortemPublish",
+    response="PostmortemOut",
 )
 def publish_postmortem(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
-    options = request.parse(PostmortemPublish).postmortem
+    options = request.parse().postmortem
     profile = pages.profile_of(page)
     return postmortem_out(
         postmortems.publish(
@@ -70,7 +74,7 @@ def publish_postmortem(request: ApiRequest):
     POSTMORTEM + "/revert",
     ["PUT"],
     summary="Revert a published postmortem to draft",
-    response=PostmortemOut,
+    response="PostmortemOut",
 )
 def revert_postmortem(request: ApiRequest):
     request.page(INCIDENT_MANAGER)

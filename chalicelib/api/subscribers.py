@@ -1,10 +1,12 @@
 """Subscribers (SPEC 4.10): page level, incident level and organization level."""
 
+from __future__ import annotations
+
 from collections import Counter
 
 from chalice import Blueprint
 
-from chalicelib import clock
+from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import incidents, subscribers
 from chalicelib.domain.errors import NotFound
@@ -14,19 +16,6 @@ from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_role
 from chalicelib.http.pagination import limit_and_offset_page, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
-from chalicelib.schemas.common import Pagination
-from chalicelib.schemas.subscribers import (
-    ResendConfirmations,
-    StateCounts,
-    SubscriberBatch,
-    SubscriberCountByType,
-    SubscriberCountQuery,
-    SubscriberCreate,
-    SubscriberHistogram,
-    SubscriberListQuery,
-    SubscriberOut,
-    SubscriberUpdate,
-)
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
 
@@ -36,9 +25,9 @@ PAGE_SUBSCRIBERS = "/v1/pages/{page_id}/subscribers"
 INCIDENT_SUBSCRIBERS = "/v1/pages/{page_id}/incidents/{incident_id}/subscribers"
 
 
-def subscriber_out(subscriber: Subscriber) -> SubscriberOut:
+def subscriber_out(subscriber: Subscriber) -> schemas.SubscriberOut:
     phone = subscribers.e164(subscriber)
-    return SubscriberOut(
+    return schemas.SubscriberOut(
         id=subscriber.id,
         created_at=clock.iso(subscriber.created_at),
         mode=subscriber.kind,
@@ -60,8 +49,8 @@ def subscriber_out(subscriber: Subscriber) -> SubscriberOut:
 
 def _listed(
     request: ApiRequest, page_id: str, incident_id: str | None = None
-) -> list[SubscriberOut]:
-    query = request.parse_query(SubscriberListQuery)
+) -> list[schemas.SubscriberOut]:
+    query = request.parse_query()
     found = subscribers.listed(
         page_id,
         incident_id=incident_id,
@@ -88,9 +77,9 @@ def _incident_id(request: ApiRequest) -> str:
     PAGE_SUBSCRIBERS,
     ["GET"],
     summary="List subscribers",
-    response=SubscriberOut,
+    response="SubscriberOut",
     many=True,
-    query=SubscriberListQuery,
+    query="SubscriberListQuery",
 )
 def list_subscribers(request: ApiRequest):
     return _listed(request, request.page().id)
@@ -100,13 +89,13 @@ def list_subscribers(request: ApiRequest):
     PAGE_SUBSCRIBERS,
     ["POST"],
     summary="Create a subscriber",
-    body=SubscriberCreate,
-    response=SubscriberOut,
+    body="SubscriberCreate",
+    response="SubscriberOut",
     status=201,
 )
 def create_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse(SubscriberCreate).subscriber
+    fields = request.parse().subscriber
     return subscriber_out(subscribers.create(page, fields))
 
 
@@ -114,15 +103,15 @@ def create_subscriber(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/count",
     ["GET"],
     summary="Count subscribers by type",
-    response=SubscriberCountByType,
-    query=SubscriberCountQuery,
+    response="SubscriberCountByType",
+    query="SubscriberCountQuery",
 )
 def count_subscribers(request: ApiRequest):
-    query = request.parse_query(SubscriberCountQuery)
+    query = request.parse_query()
     found = subscribers.listed(request.page().id, kind=query.type, state=query.state, text=query.q)
     by_kind = Counter(subscriber.kind for subscriber in found)
-    return SubscriberCountByType(
-        **{kind: by_kind[kind] for kind in SubscriberCountByType.model_fields}
+    return schemas.SubscriberCountByType(
+        **{kind: by_kind[kind] for kind in schemas.SubscriberCountByType.model_fields}
     )
 
 
@@ -130,13 +119,13 @@ def count_subscribers(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/histogram_by_state",
     ["GET"],
     summary="Subscribers by kind and state",
-    response=SubscriberHistogram,
+    response="SubscriberHistogram",
 )
 def subscriber_histogram(request: ApiRequest):
     histogram = subscribers.counts(request.page().id)
-    return SubscriberHistogram(
+    return schemas.SubscriberHistogram(
         **{
-            kind: StateCounts(**states, total=sum(states.values()))
+            kind: schemas.StateCounts(**states, total=sum(states.values()))
             for kind, states in histogram.items()
         }
     )
@@ -146,9 +135,9 @@ def subscriber_histogram(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/unsubscribed",
     ["GET"],
     summary="List unsubscribed subscribers",
-    response=SubscriberOut,
+    response="SubscriberOut",
     many=True,
-    query=Pagination,
+    query="Pagination",
 )
 def list_unsubscribed(request: ApiRequest):
     found = subscribers.unsubscribed(request.page().id)
@@ -159,11 +148,11 @@ def list_unsubscribed(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/resend_confirmation",
     ["POST"],
     summary="Resend confirmations to unconfirmed subscribers",
-    body=ResendConfirmations,
+    body="ResendConfirmations",
 )
 def resend_confirmations(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    chosen = request.parse(ResendConfirmations).subscribers
+    chosen = request.parse().subscribers
     for subscriber in subscribers.selected(page.id, chosen, "email", (subscribers.UNCONFIRMED,)):
         subscribers.send_confirmation(page, subscriber)
     return Reply({}, 200)
@@ -173,12 +162,12 @@ def resend_confirmations(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/unsubscribe",
     ["POST"],
     summary="Unsubscribe many subscribers",
-    body=SubscriberBatch,
+    body="SubscriberBatch",
     status=204,
 )
 def unsubscribe_many(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    batch = request.parse(SubscriberBatch)
+    batch = request.parse()
     state = batch.state or subscribers.ACTIVE
     states = subscribers.LISTED_STATES if state == "all" else (state,)
     for subscriber in subscribers.selected(page.id, batch.subscribers, batch.type, states):
@@ -189,12 +178,12 @@ def unsubscribe_many(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/reactivate",
     ["POST"],
     summary="Reactivate quarantined subscribers",
-    body=SubscriberBatch,
+    body="SubscriberBatch",
     status=204,
 )
 def reactivate_many(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    batch = request.parse(SubscriberBatch)
+    batch = request.parse()
     for subscriber in subscribers.selected(
         page.id, batch.subscribers, batch.type, (subscribers.QUARANTINED,)
     ):
@@ -205,7 +194,7 @@ def reactivate_many(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/{subscriber_id}",
     ["GET"],
     summary="Get a subscriber",
-    response=SubscriberOut,
+    response="SubscriberOut",
 )
 def get_subscriber(request: ApiRequest):
     page = request.page()
@@ -216,13 +205,13 @@ def get_subscriber(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/{subscriber_id}",
     ["PATCH", "PUT"],
     summary="Change a subscriber's components",
-    body=SubscriberUpdate,
-    response=SubscriberOut,
+    body="SubscriberUpdate",
+    response="SubscriberOut",
 )
 def update_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     subscriber = subscribers.find(page.id, request.params["subscriber_id"])
-    component_ids = request.parse(SubscriberUpdate).subscriber.component_ids
+    component_ids = request.parse().subscriber.component_ids
     return subscriber_out(subscribers.set_components(page.id, subscriber, component_ids))
 
 
@@ -230,7 +219,7 @@ def update_subscriber(request: ApiRequest):
     PAGE_SUBSCRIBERS + "/{subscriber_id}",
     ["DELETE"],
     summary="Unsubscribe a subscriber",
-    response=SubscriberOut,
+    response="SubscriberOut",
 )
 def delete_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -259,9 +248,9 @@ def resend_confirmation(request: ApiRequest):
     INCIDENT_SUBSCRIBERS,
     ["GET"],
     summary="List an incident's subscribers",
-    response=SubscriberOut,
+    response="SubscriberOut",
     many=True,
-    query=SubscriberListQuery,
+    query="SubscriberListQuery",
 )
 def list_incident_subscribers(request: ApiRequest):
     page = request.page()
@@ -272,14 +261,14 @@ def list_incident_subscribers(request: ApiRequest):
     INCIDENT_SUBSCRIBERS,
     ["POST"],
     summary="Subscribe to an incident",
-    body=SubscriberCreate,
-    response=SubscriberOut,
+    body="SubscriberCreate",
+    response="SubscriberOut",
     status=201,
 )
 def create_incident_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     incident_id = _incident_id(request)
-    fields = request.parse(SubscriberCreate).subscriber
+    fields = request.parse().subscriber
     return subscriber_out(subscribers.create(page, fields, incident_id))
 
 
@@ -287,7 +276,7 @@ def create_incident_subscriber(request: ApiRequest):
     INCIDENT_SUBSCRIBERS + "/{subscriber_id}",
     ["GET"],
     summary="Get an incident subscriber",
-    response=SubscriberOut,
+    response="SubscriberOut",
 )
 def get_incident_subscriber(request: ApiRequest):
     page = request.page()
@@ -300,7 +289,7 @@ def get_incident_subscriber(request: ApiRequest):
     INCIDENT_SUBSCRIBERS + "/{subscriber_id}",
     ["DELETE"],
     summary="Unsubscribe an incident subscriber",
-    response=SubscriberOut,
+    response="SubscriberOut",
 )
 def delete_incident_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -373,9 +362,9 @@ for prefix in ("/v0", "/v1"):
         organization_subscribers,
         ["GET"],
         summary="List the organization's subscribers",
-        response=SubscriberOut,
+        response="SubscriberOut",
         many=True,
-        query=SubscriberListQuery,
+        query="SubscriberListQuery",
         style=Style.ARCHIVED,
     )
     def list_organization_subscribers(request: ApiRequest):
@@ -388,13 +377,13 @@ for prefix in ("/v0", "/v1"):
         organization_subscribers,
         ["POST"],
         summary="Subscribe to the organization",
-        body=SubscriberCreate,
-        response=SubscriberOut,
+        body="SubscriberCreate",
+        response="SubscriberOut",
         status=201,
         style=Style.ARCHIVED,
     )
     def create_organization_subscriber(request: ApiRequest):
-        fields = request.parse(SubscriberCreate).subscriber
+        fields = request.parse().subscriber
         fields.component_ids = None
         return subscriber_out(subscribers.create(_first_page(request, PAGE_CONFIGURATION), fields))
 
@@ -402,7 +391,7 @@ for prefix in ("/v0", "/v1"):
         organization_subscribers.replace(".json", "/{subscriber_id}"),
         ["DELETE"],
         summary="Unsubscribe an organization subscriber",
-        response=SubscriberOut,
+        response="SubscriberOut",
         style=Style.ARCHIVED,
     )
     def delete_organization_subscriber(request: ApiRequest):
@@ -413,9 +402,9 @@ for prefix in ("/v0", "/v1"):
         organization_incident_subscribers,
         ["GET"],
         summary="List an incident's subscribers (organization)",
-        response=SubscriberOut,
+        response="SubscriberOut",
         many=True,
-        query=SubscriberListQuery,
+        query="SubscriberListQuery",
         style=Style.ARCHIVED,
     )
     def list_organization_incident_subscribers(request: ApiRequest):
@@ -426,14 +415,14 @@ for prefix in ("/v0", "/v1"):
         organization_incident_subscribers,
         ["POST"],
         summary="Subscribe to an incident (organization)",
-        body=SubscriberCreate,
-        response=SubscriberOut,
+        body="SubscriberCreate",
+        response="SubscriberOut",
         status=201,
         style=Style.ARCHIVED,
     )
     def create_organization_incident_subscriber(request: ApiRequest):
         page = _organization_page_of_incident(request, PAGE_CONFIGURATION)
-        fields = request.parse(SubscriberCreate).subscriber
+        fields = request.parse().subscriber
         fields.component_ids = None
         return subscriber_out(subscribers.create(page, fields, request.params["incident_id"]))
 
@@ -441,7 +430,7 @@ for prefix in ("/v0", "/v1"):
         organization_incident_subscribers.replace(".json", "/{subscriber_id}"),
         ["DELETE"],
         summary="Unsubscribe an incident subscriber (organization)",
-        response=SubscriberOut,
+        response="SubscriberOut",
         style=Style.ARCHIVED,
     )
     def delete_organization_incident_subscriber(request: ApiRequest):

@@ -5,10 +5,10 @@ import html
 
 from chalice import Blueprint, Response
 
+from chalicelib import schemas
 from chalicelib.domain import subscribers
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.http.routing import ApiRequest, Router, Style
-from chalicelib.schemas.subscribers import SmsCountryOut
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "subscriptions")
@@ -64,13 +64,15 @@ def unsubscribe(request: ApiRequest):
     "/sms_countries.json",
     ["GET"],
     summary="Countries SMS notifications go to",
-    response=SmsCountryOut,
+    response="SmsCountryOut",
     many=True,
     authenticated=False,
     style=Style.ARCHIVED,
 )
 def sms_countries(request: ApiRequest):
     return [
-        SmsCountryOut(code=country.code, name=country.name, calling_code=f"+{country.calling_code}")
+        schemas.SmsCountryOut(
+            code=country.code, name=country.name, calling_code=f"+{country.calling_code}"
+        )
         for country in COUNTRIES.values()
     ]

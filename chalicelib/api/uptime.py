@@ -3,9 +3,9 @@
 
 from chalice import Blueprint
 
+from chalicelib import schemas
 from chalicelib.domain import uptime
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.schemas.public import ComponentGroupUptimeOut, ComponentUptimeOut, UptimeQuery
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "uptime")
@@ -15,13 +15,13 @@ router = Router(blueprint, "uptime")
     "/v1/pages/{page_id}/components/{component_id}/uptime",
     ["GET"],
     summary="Get uptime data for a component",
-    response=ComponentUptimeOut,
-    query=UptimeQuery,
+    response="ComponentUptimeOut",
+    query="UptimeQuery",
 )
 def component_uptime(request: ApiRequest):
     page = request.page()
-    query = request.parse_query(UptimeQuery)
-    return ComponentUptimeOut(
+    query = request.parse_query()
+    return schemas.ComponentUptimeOut(
         **uptime.component_uptime(
             page,
             request.params["component_id"],
@@ -36,13 +36,13 @@ def component_uptime(request: ApiRequest):
     "/v1/pages/{page_id}/component-groups/{id}/uptime",
     ["GET"],
     summary="Get uptime data for a component group",
-    response=ComponentGroupUptimeOut,
-    query=UptimeQuery,
+    response="ComponentGroupUptimeOut",
+    query="UptimeQuery",
 )
 def component_group_uptime(request: ApiRequest):
     page = request.page()
-    query = request.parse_query(UptimeQuery)
-    return ComponentGroupUptimeOut(
+    query = request.parse_query()
+    return schemas.ComponentGroupUptimeOut(
         **uptime.group_uptime(
             page,
             request.params["id"],

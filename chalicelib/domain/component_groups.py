@@ -2,7 +2,9 @@
 `group_id`. Never empty; their members exist on the page before they join; a component is in
 at most one group, so joining one leaves the other (which goes if that was its last member)."""
 
-from chalicelib import ids
+from __future__ import annotations
+
+from chalicelib import ids, schemas
 from chalicelib.domain import errors
 from chalicelib.domain.components import (
     OPERATIONAL,
@@ -12,7 +14,6 @@ from chalicelib.domain.components import (
     edit_components,
     remove,
 )
-from chalicelib.schemas.components import ComponentGroupFields
 from chalicelib.store.components import Component
 
 MEMBERS = "components"
@@ -43,7 +44,7 @@ def _set_members(edit: Edit, group: Component, members: list[Component]) -> None
             edit.leave_group(former)
 
 
-def create_group(page_id: str, fields: ComponentGroupFields) -> Written:
+def create_group(page_id: str, fields: schemas.ComponentGroupFields) -> Written:
     def change(edit: Edit) -> Written:
         members = _members(edit, fields.components or [])
         group = Component(
@@ -65,7 +66,7 @@ def create_group(page_id: str, fields: ComponentGroupFields) -> Written:
     return edit_components(page_id, change)
 
 
-def update_group(page_id: str, group_id: str, fields: ComponentGroupFields) -> Written:
+def update_group(page_id: str, group_id: str, fields: schemas.ComponentGroupFields) -> Written:
     def change(edit: Edit) -> Written:
         group = edit.find(group_id, group=True)
         if fields.components is not None:

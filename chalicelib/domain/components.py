@@ -14,16 +14,16 @@ stored `position`, which may be fractional so that an insert or a move writes on
 shows the dense rank 1..n (`position_of`).
 """
 
-from collections.abc import Callable
-from typing import NamedTuple, TypeVar, get_args
+from __future__ import annotations
 
-from chalicelib import clock, config, ids
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
+
+from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, unit_of_work
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.schemas.components import ComponentFields, ComponentStatus
 from chalicelib.store.components import Component, record_change
 
-STATUSES = get_args(ComponentStatus)
 OPERATIONAL = "operational"
 COMPONENT_UPDATE_EVENT = "component_update"
 T = TypeVar("T")
@@ -275,7 +275,7 @@ def _requested_status(component: Component, requested: str | None) -> str | None
     return requested
 
 
-def _apply(edit: Edit, component: Component, fields: ComponentFields) -> None:
+def _apply(edit: Edit, component: Component, fields: schemas.ComponentFields) -> None:
     given = fields.model_fields_set
     for name in ("name", "description", "showcase", "only_show_if_degraded"):
         if name in given and getattr(fields, name) is not None:
@@ -304,7 +304,7 @@ class Written(NamedTuple):
     records: list[Component]
 
 
-def create_component(page_id: str, fields: ComponentFields) -> Written:
+def create_component(page_id: str, fields: schemas.ComponentFields) -> Written:
     """A new component, `operational` until the body's `status` (recorded as a change)."""
 
     def change(edit: Edit) -> Written:
@@ -326,7 +326,7 @@ def create_component(page_id: str, fields: ComponentFields) -> Written:
     return edit_components(page_id, change)
 
 
-def update_component(page_id: str, component_id: str, fields: ComponentFields) -> Written:
+def update_component(page_id: str, component_id: str, fields: schemas.ComponentFields) -> Written:
     return edit_components(page_id, lambda edit: _updated(edit, edit.find(component_id), fields))
 
 
@@ -342,7 +342,7 @@ def set_component_status(page_id: str, component_id: str, status: str) -> Compon
     return edit_components(page_id, change)
 
 
-def _updated(edit: Edit, component: Component, fields: ComponentFields) -> Written:
+def _updated(edit: Edit, component: Component, fields: schemas.ComponentFields) -> Written:
     _apply(edit, component, fields)
     return Written(component, edit.records)
 

@@ -1,9 +1,10 @@
 """Incident templates: a saved name, body, status and components to start an incident from."""
 
-from chalicelib import clock, ids
+from __future__ import annotations
+
+from chalicelib import clock, ids, schemas
 from chalicelib.domain import components, errors
 from chalicelib.domain import incident_states as states
-from chalicelib.schemas.incidents import IncidentTemplateFields
 from chalicelib.store.incidents import IncidentTemplate
 
 
@@ -11,7 +12,7 @@ def templates_of(page_id: str) -> list[IncidentTemplate]:
     return list(IncidentTemplate.query(page_id))
 
 
-def create_template(page_id: str, fields: IncidentTemplateFields) -> IncidentTemplate:
+def create_template(page_id: str, fields: schemas.IncidentTemplateFields) -> IncidentTemplate:
     if fields.update_status and fields.update_status not in states.REALTIME + states.SCHEDULED:
         raise errors.invalid("update_status", "is not an incident status")
     records = components.components_of(page_id)

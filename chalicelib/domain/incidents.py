@@ -10,15 +10,16 @@ Reads never walk a page's history: a list page reads the keys before it and then
 incidents; the open ones and the ones that began in a period come from sparse indexes.
 """
 
+from __future__ import annotations
+
 import copy
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from chalicelib import clock, ids
+from chalicelib import clock, ids, schemas
 from chalicelib.domain import component_effects, errors, unit_of_work
 from chalicelib.domain import incident_states as states
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.schemas.incidents import IncidentFields
 from chalicelib.store.incidents import (
     INCIDENT_PREFIX,
     IncidentRecord,
@@ -208,7 +209,7 @@ def is_open(record: IncidentRecord) -> bool:
     return record.status not in states.CLOSED
 
 
-def _template_defaults(page_id: str, fields: IncidentFields) -> IncidentFields:
+def _template_defaults(page_id: str, fields: schemas.IncidentFields) -> schemas.IncidentFields:
     """Fields a template supplies where the body leaves them out."""
     if not fields.template_id:
         return fields
@@ -227,10 +228,10 @@ def _template_defaults(page_id: str, fields: IncidentFields) -> IncidentFields:
     given = fields.model_dump(exclude_unset=True)
     merged = {key: value for key, value in defaults.items() if value is not None}
     merged.update(given)
-    return IncidentFields.model_validate(merged)
+    return schemas.IncidentFields.model_validate(merged)
 
 
-def is_scheduled(fields: IncidentFields) -> bool:
+def is_scheduled(fields: schemas.IncidentFields) -> bool:
     return (
         fields.status in states.SCHEDULED
         or fields.scheduled_for is not None
@@ -357,7 +358,7 @@ def _stage(
     work: Work,
     record: IncidentRecord,
     update: IncidentRecord | None,
-    effects: "component_effects.Effects",
+    effects: component_effects.Effects,
     *,
     deliver: bool,
 ) -> None:
@@ -378,8 +379,8 @@ def _stage(
 
 
 def _apply_components(
-    record: IncidentRecord, fields: IncidentFields, moment: datetime
-) -> "component_effects.Effects":
+    record: IncidentRecord, fields: schemas.IncidentFields, moment: datetime
+) -> component_effects.Effects:
     """The component statuses the body sets, and the incident's affected components."""
     requested = dict(fields.components or {})
     named = list(fields.component_ids or []) + list(requested)
@@ -401,7 +402,7 @@ def _apply_components(
     return effects
 
 
-def create_incident(page_id: str, fields: IncidentFields) -> Incident:
+def create_incident(page_id: str, fields: schemas.IncidentFields) -> Incident:
     fields = _template_defaults(page_id, fields)
     if not fields.name:
         raise errors.invalid("name", "can't be blank")
@@ -460,7 +461,7 @@ def create_incident(page_id: str, fields: IncidentFields) -> Incident:
     return unit_of_work.run(page_id, change)
 
 
-def _edit_fields(record: IncidentRecord, fields: IncidentFields, moment: datetime) -> None:
+def _edit_fields(record: IncidentRecord, fields: schemas.IncidentFields, moment: datetime) -> None:
     """The plain fields a body sets (and a new status with its stamp)."""
     given = fields.model_fields_set
     if "name" in given and fields.name:
@@ -496,7 +497,11 @@ def _edit_fields(record: IncidentRecord, fields: IncidentFields, moment: datetim
 
 
 def update_incident(
-    page_id: str, incident_id: str, fields: IncidentFields, *, expected_status: str | None = None
+    page_id: str,
+    incident_id: str,
+    fields: schemas.IncidentFields,
+    *,
+    expected_status: str | None = None,
 ) -> Incident:
     """Plain field edits change the incident; a `status` or `body` appends an update too.
 

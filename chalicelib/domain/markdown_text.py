@@ -7,9 +7,6 @@ the Markdown into HTML and sanitizes that again with nh3, so nothing stored can 
 
 import re
 
-import markdown
-import nh3
-
 _DANGEROUS_ELEMENTS = re.compile(
     r"<(script|style|iframe|object|embed|frameset|frame|applet|meta|link|base)\b[^>]*>.*?</\1\s*>"
     r"|<(script|style|iframe|object|embed|frameset|frame|applet|meta|link|base)\b[^>]*/?>?",
@@ -42,5 +39,8 @@ def strip_harmful(text: str) -> str:
 
 def render_html(text: str) -> str:
     """Markdown to sanitized HTML, safe to put in a page."""
+    import markdown  # imported by the first render: saving needs only `strip_harmful`
+    import nh3
+
     html = markdown.markdown(text or "", extensions=["extra", "sane_lists"])
     return nh3.clean(html, url_schemes={"http", "https", "mailto"})

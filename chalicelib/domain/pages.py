@@ -1,15 +1,45 @@
 """Pages: creation with its defaults, updates, and the uniqueness of subdomains and domains."""
 
+from __future__ import annotations
+
 import re
 import secrets
 
-from chalicelib import clock, ids
+from chalicelib import clock, ids, schemas
 from chalicelib.domain import errors, unit_of_work
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.schemas.pages import DEFAULT_COLORS, PageFields
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import Claim, Page
 
+COLOR_FIELDS = (
+    "css_body_background_color",
+    "css_font_color",
+    "css_light_font_color",
+    "css_greens",
+    "css_yellows",
+    "css_oranges",
+    "css_blues",
+    "css_reds",
+    "css_border_color",
+    "css_graph_color",
+    "css_link_color",
+    "css_no_data",
+)
+# Statuspage's own defaults, so a new page looks right before anyone picks colors.
+DEFAULT_COLORS = {
+    "css_body_background_color": "#ffffff",
+    "css_font_color": "#333333",
+    "css_light_font_color": "#aaaaaa",
+    "css_greens": "#2fcc66",
+    "css_yellows": "#f1c40f",
+    "css_oranges": "#e67e22",
+    "css_blues": "#3498db",
+    "css_reds": "#e74c3c",
+    "css_border_color": "#ecf0f1",
+    "css_graph_color": "#3498db",
+    "css_link_color": "#3498db",
+    "css_no_data": "#b3bac5",
+}
 DEFAULT_PROFILE = {
     "branding": "basic",
     "hidden_from_search": False,
@@ -64,7 +94,7 @@ def _free_subdomain(name: str) -> str:
     return candidate
 
 
-def _profile_changes(fields: PageFields) -> dict:
+def _profile_changes(fields: schemas.PageFields) -> dict:
     """The profile entries a body sets, in their stored names."""
     changes: dict = {}
     moment = clock.iso(clock.now())
@@ -80,7 +110,7 @@ def _profile_changes(fields: PageFields) -> dict:
     return changes
 
 
-def _check_claims(fields: PageFields, page_id: str | None) -> None:
+def _check_claims(fields: schemas.PageFields, page_id: str | None) -> None:
     problems: dict[str, list[str]] = {}
     for kind in _CLAIMED:
         value = getattr(fields, kind)
@@ -107,7 +137,7 @@ def _stage(work: Work, page: Page, new_claims: dict, old_claims: dict) -> None:
         work.save(page, intent=True)
 
 
-def create_page(organization_id: str, fields: PageFields) -> Page:
+def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
     _check_claims(fields, None)
     moment = clock.now()
     page = Page(
@@ -130,7 +160,7 @@ def create_page(organization_id: str, fields: PageFields) -> Page:
     return unit_of_work.run(page.id, change, attempts=1)
 
 
-def update_page(page: Page, fields: PageFields) -> Page:
+def update_page(page: Page, fields: schemas.PageFields) -> Page:
     _check_claims(fields, page.id)
     new_claims: dict[str, str] = {}
     old_claims: dict[str, str] = {}

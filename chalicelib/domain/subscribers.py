@@ -5,13 +5,14 @@ States: `unconfirmed` (an email subscriber until it opens its confirmation link)
 from everything else).
 """
 
+from __future__ import annotations
+
 from datetime import datetime
 
-from chalicelib import clock, config, ids
+from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, pages, signing, sms_countries
 from chalicelib.domain.components import check_named, components_of
 from chalicelib.notify import email, webhook
-from chalicelib.schemas.subscribers import SubscriberFields
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
 
@@ -61,7 +62,7 @@ def find(page_id: str, subscriber_id: str, incident_id: str | None = None) -> Su
     return subscriber
 
 
-def _kind(fields: SubscriberFields) -> str:
+def _kind(fields: schemas.SubscriberFields) -> str:
     if fields.endpoint:
         if not fields.email:
             raise errors.invalid("email", "is required with an endpoint (webhook subscribers)")
@@ -82,7 +83,7 @@ def _check_allowed(profile: dict, kind: str, incident_id: str | None) -> None:
         raise errors.invalid("subscriber", f"{scope} is off for this page")
 
 
-def _phone(fields: SubscriberFields) -> tuple[str, str]:
+def _phone(fields: schemas.SubscriberFields) -> tuple[str, str]:
     country = sms_countries.COUNTRIES.get((fields.phone_country or "").upper())
     if country is None:
         raise errors.invalid("phone_country", "is not a country SMS notifications go to")
@@ -105,7 +106,9 @@ def _check_endpoint(endpoint: str) -> None:
         raise errors.invalid("endpoint", "must resolve to a public address")
 
 
-def create(page: Page, fields: SubscriberFields, incident_id: str | None = None) -> Subscriber:
+def create(
+    page: Page, fields: schemas.SubscriberFields, incident_id: str | None = None
+) -> Subscriber:
     profile = pages.profile_of(page)
     kind = _kind(fields)
     _check_allowed(profile, kind, incident_id)

@@ -1,8 +1,13 @@
 """The one error type of the API and its JSON body: `{"error": message[, "errors": {...}]}`."""
 
-from pydantic import ValidationError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.domain import errors as domain
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 BAD_REQUEST = "Bad request"
 UNAUTHENTICATED = "Could not authenticate"
@@ -76,6 +81,23 @@ def from_domain(error: domain.DomainError) -> ApiError:
     if isinstance(error, domain.Conflict):
         return conflict()
     return bad_request()
+
+
+def validated(schema: type, data: Any, wrapper: str | None = None) -> Any:
+    """`data` validated by the pydantic model `schema`, or a 422 naming what failed."""
+    from pydantic import ValidationError  # loaded with `schema`; an import here costs nothing
+
+    try:
+        return schema.model_validate(data)
+    except ValidationError as error:
+        raise from_validation_error(error, wrapper) from None
+
+
+def is_validation_error(error: Exception) -> bool:
+    """Whether a handler's surprise is pydantic's (say, a rule re-validating merged fields)."""
+    from pydantic import ValidationError  # only code that imported pydantic can raise it
+
+    return isinstance(error, ValidationError)
 
 
 def from_validation_error(error: ValidationError, wrapper: str | None = None) -> ApiError:

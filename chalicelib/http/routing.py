@@ -4,6 +4,10 @@ A handler takes an `ApiRequest` and returns data (a pydantic model, a list of th
 or a `Reply`. This module decodes the body, strips the archived `.json` suffix, authenticates,
 counts the rate limit and turns every `ApiError` (and any surprise) into the contract's body.
 Each registration is also recorded as an `Operation`, from which the OpenAPI document is made.
+
+A route names its schemas (`body="ComponentCreate"`) rather than holding them: registering
+every route is part of importing `app.py`, which every function of the app does, and the
+schemas are imported only when a request first validates or renders one.
 """
 
 import json
@@ -12,12 +16,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any
 
 from chalice import Blueprint, Response
-from pydantic import BaseModel, ValidationError
 from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, UpdateError
 
+from chalicelib import schemas
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import auth, errors, ratelimit
 from chalicelib.http.decode import decode_body
@@ -25,7 +29,6 @@ from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
 
-M = TypeVar("M", bound=BaseModel)
 ARCHIVED_SUFFIX = ".json"
 _PARAMETER = re.compile(r"\{(\w+)\}")
 # Ids, subdomains and the like; anything else cannot name a resource of ours.
@@ -46,12 +49,12 @@ class Operation:
     method: str
     summary: str
     tag: str
-    body: type[BaseModel] | None
-    response: type[BaseModel] | None
+    body: str | None  # schemas by name (`schemas.<name>`)
+    response: str | None
     many: bool
     status: int
     authenticated: bool
-    query: type[BaseModel] | None
+    query: str | None
     style: Style
 
 
@@ -76,6 +79,8 @@ class ApiRequest:
     archived: bool
     raw_body: bytes | None
     content_type: str | None
+    body_schema: str | None = None  # the route's, by name
+    query_schema: str | None = None
     principal: auth.Principal | None = None
     _body: dict | None = None
 
@@ -85,40 +90,42 @@ class ApiRequest:
             self._body = decode_body(self.raw_body, self.content_type)
         return self._body
 
-    def parse(self, schema: type[M]) -> M:
-        """The body validated by `schema`; a wrapped body (`{"page": {...}}`) may come bare."""
+    def parse(self) -> Any:
+        """The body validated by the route's body schema; a wrapped body (`{"page": {...}}`)
+        may come bare."""
+        schema = getattr(schemas, self.body_schema)
         body = self.body
         wrapper = wrapper_of(schema)
         if wrapper and body and not any(name in body for name in _names_of(schema, wrapper)):
             body = {wrapper: body}
-        try:
-            return schema.model_validate(body)
-        except ValidationError as error:
-            raise errors.from_validation_error(error, wrapper) from None
+        return errors.validated(schema, body, wrapper)
 
-    def parse_query(self, schema: type[M]) -> M:
-        """The query parameters validated by `schema` (422 naming the parameter)."""
-        try:
-            return schema.model_validate(self.query)
-        except ValidationError as error:
-            raise errors.from_validation_error(error) from None
+    def parse_query(self) -> Any:
+        """The query parameters validated by the route's query schema (422 naming the
+        parameter)."""
+        return errors.validated(getattr(schemas, self.query_schema), self.query)
 
     def page(self, role: str | None = None) -> Page:
         """The path's page, if the caller reaches it (and holds `role` there)."""
         return auth.page_for(self.principal, self.params["page_id"], role)
 
 
-def wrapper_of(schema: type[BaseModel]) -> str | None:
+def wrapper_of(schema: type) -> str | None:
     """The name of the object a body is wrapped in (`page`, `component`), if it is one."""
     fields = schema.model_fields
     if len(fields) != 1:
         return None
     ((name, info),) = fields.items()
     annotation = info.annotation
-    return name if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return name if _is_schema(annotation) else None
 
 
-def _names_of(schema: type[BaseModel], field_name: str) -> set[str]:
+def _is_schema(value: Any) -> bool:
+    """A pydantic model (told by its fields, so that this module need not import pydantic)."""
+    return isinstance(value, type) and hasattr(value, "model_fields")
+
+
+def _names_of(schema: type, field_name: str) -> set[str]:
     """The keys a body may use for `field_name`: its name and its aliases."""
     alias = schema.model_fields[field_name].validation_alias
     names = {field_name}
@@ -140,7 +147,7 @@ def error_response(error: errors.ApiError) -> Response:
 
 
 def render(data: Any) -> Any:
-    if isinstance(data, BaseModel):
+    if _is_schema(type(data)):
         return data.model_dump(mode="json")
     if isinstance(data, (list, tuple)):
         return [render(item) for item in data]
@@ -169,16 +176,19 @@ class Router:
         methods: list[str],
         *,
         summary: str,
-        body: type[BaseModel] | None = None,
-        response: type[BaseModel] | None = None,
+        body: str | None = None,
+        response: str | None = None,
         many: bool = False,
         status: int = 200,
         authenticated: bool = True,
-        query: type[BaseModel] | None = None,
+        query: str | None = None,
         style: Style = Style.BOTH,
     ) -> Callable:
+        """`body`, `response` and `query` name schemas of `chalicelib.schemas`; the handler's
+        `request.parse()` and `request.parse_query()` validate with `body` and `query`."""
+
         def register(handler: Callable[[ApiRequest], Any]) -> Callable:
-            view = self._view(handler, status, authenticated)
+            view = self._view(handler, status, authenticated, body, query)
             for served in served_paths(path, style):
                 self.blueprint.route(
                     served, methods=methods, content_types=["*/*"], name=handler.__name__
@@ -205,7 +215,14 @@ class Router:
 
         return register
 
-    def _view(self, handler: Callable, status: int, authenticated: bool) -> Callable:
+    def _view(
+        self,
+        handler: Callable,
+        status: int,
+        authenticated: bool,
+        body_schema: str | None,
+        query_schema: str | None,
+    ) -> Callable:
         blueprint = self.blueprint
 
         def view(**params: str) -> Response:
@@ -217,6 +234,7 @@ class Router:
         def answer(**params: str) -> Response:
             try:
                 request = _api_request(blueprint.current_request, params)
+                request.body_schema, request.query_schema = body_schema, query_schema
                 if authenticated:
                     request.principal = auth.authenticate(
                         auth.presented_key(request.headers, request.query)
@@ -236,14 +254,14 @@ class Router:
                 return error_response(error)
             except DomainError as error:
                 return error_response(errors.from_domain(error))
-            except ValidationError as error:
-                return error_response(errors.from_validation_error(error))
             except (PutError, UpdateError, DeleteError, TransactWriteError) as error:
                 if not _lost_a_race(error):
                     logger.exception("write failed in %s", handler.__name__)
                     return error_response(errors.ApiError(500, errors.INTERNAL))
                 return error_response(errors.conflict())
-            except Exception:
+            except Exception as error:
+                if errors.is_validation_error(error):
+                    return error_response(errors.from_validation_error(error))
                 logger.exception("unhandled error in %s", handler.__name__)
                 return error_response(errors.ApiError(500, errors.INTERNAL))
 

@@ -6,15 +6,16 @@ incidents the system holds. Every step is a conditional write: a tick that dies 
 or two ticks that overlap, can be run again and nothing happens twice.
 """
 
+from __future__ import annotations
+
 import logging
 from datetime import datetime
 
-from chalicelib import clock
+from chalicelib import clock, schemas
 from chalicelib.domain import incident_states as states
 from chalicelib.domain import incidents, unit_of_work
 from chalicelib.domain.errors import DomainError
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.schemas.incidents import IncidentFields
 from chalicelib.store.incidents import IncidentRecord
 
 logger = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def _remind(record: IncidentRecord) -> None:
 
 
 def _move(record: IncidentRecord, status: str, body: str, component_status: str) -> None:
-    fields = IncidentFields(
+    fields = schemas.IncidentFields(
         status=status,
         body=body,
         components={component_id: component_status for component_id in record.component_ids or []},

@@ -7,18 +7,14 @@ Views derive the rest (which days are "the past 14", how long a bar is red) when
 read, so a snapshot stays right as time passes without a write.
 """
 
-from chalicelib import clock, config
+from functools import cache
+
+from chalicelib import clock, config, schemas
 from chalicelib.domain import incidents as incident_rules
 from chalicelib.domain import page_status, pages
 from chalicelib.domain.incidents import Incident
+from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
 from chalicelib.domain.uptime import Segment
-from chalicelib.schemas.pages import COLOR_FIELDS, DEFAULT_COLORS
-from chalicelib.schemas.public import (
-    PublicComponent,
-    PublicIncident,
-    PublicIncidentUpdate,
-    PublicScheduledMaintenance,
-)
 from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
@@ -43,10 +39,6 @@ _PROFILE_TEXTS = (
     "hero_cover",
     "transactional_logo",
 )
-_COMPONENT_FIELDS = tuple(name for name in PublicComponent.model_fields if name != "components")
-_UPDATE_FIELDS = tuple(PublicIncidentUpdate.model_fields)
-_INCIDENT_FIELDS = tuple(PublicIncident.model_fields)
-_MAINTENANCE_FIELDS = tuple(PublicScheduledMaintenance.model_fields)
 # What the HTML page calls each state of an incident or maintenance.
 UNRESOLVED, RESOLVED = "unresolved", "resolved"
 UPCOMING, IN_PROGRESS, COMPLETED = "upcoming", "in_progress", "completed"
@@ -69,8 +61,14 @@ def is_private(profile: dict) -> bool:
     )
 
 
+@cache
+def _fields(schema: str) -> tuple[str, ...]:
+    """The fields of the public schema named `schema`: what a snapshot keeps of an object."""
+    return tuple(getattr(schemas, schema).model_fields)
+
+
 def public_component(shown: dict) -> dict:
-    public = {name: shown.get(name) for name in _COMPONENT_FIELDS}
+    public = {name: shown.get(name) for name in _fields("PublicComponent") if name != "components"}
     if shown.get("group"):
         public["components"] = list(shown.get("components") or [])
     return public
@@ -85,11 +83,13 @@ def components_part(records: list[Component]) -> list[dict]:
 
 def _public_incident(shown: dict, scheduled: bool) -> dict:
     public = {
-        name: shown.get(name) for name in (_MAINTENANCE_FIELDS if scheduled else _INCIDENT_FIELDS)
+        name: shown.get(name)
+        for name in _fields("PublicScheduledMaintenance" if scheduled else "PublicIncident")
     }
     public["started_at"] = shown["created_at"]
     public["incident_updates"] = [
-        {name: update.get(name) for name in _UPDATE_FIELDS} for update in shown["incident_updates"]
+        {name: update.get(name) for name in _fields("PublicIncidentUpdate")}
+        for update in shown["incident_updates"]
     ]
     public["components"] = [public_component(component) for component in shown["components"]]
     return public
@@ -126,7 +126,7 @@ def brief_entry(record: IncidentRecord) -> dict:
     its own page (which reads the rest)."""
     entry = incident_entry(Incident(record, []))
     entry["incident"]["incident_updates"] = (
-        [{name: (record.last_update or {}).get(name) for name in _UPDATE_FIELDS}]
+        [{name: (record.last_update or {}).get(name) for name in _fields("PublicIncidentUpdate")}]
         if record.last_update
         else []
     )

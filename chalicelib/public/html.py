@@ -1,22 +1,26 @@
 """The public pages as HTML: Jinja2 templates, autoescaped, readable without JavaScript.
 
 Everything a page's people wrote is escaped by the templates; Markdown (update bodies,
-postmortems) goes through `render_html`, which sanitizes it.
+postmortems) goes through `render_html`, which sanitizes it. Jinja2 is imported and the
+templates loaded on the first page rendered, not when the app is imported.
 """
+
+from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from typing import TYPE_CHECKING
 
 from chalicelib.domain.markdown_text import render_html
+from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.public import days, uptime_bars
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
-from chalicelib.schemas.pages import DEFAULT_COLORS
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 _HERE = Path(__file__).parent
 _HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$")
@@ -60,6 +64,9 @@ UPDATE_LABELS = {
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+    from markupsafe import Markup
+
     environment = Environment(
         loader=FileSystemLoader(_HERE / "templates"),
         autoescape=True,
@@ -126,7 +133,7 @@ class ComponentRow:
     component: dict
     status: str
     bars: uptime_bars.UptimeBars | None = None
-    members: list["ComponentRow"] = field(default_factory=list)
+    members: list[ComponentRow] = field(default_factory=list)
 
 
 def _visible(component: dict) -> bool:

@@ -1,17 +1,19 @@
 """The public status API v2 documents, as Statuspage's public one shapes them, made from a
 page snapshot."""
 
+from __future__ import annotations
+
 from collections.abc import Callable
 
+from chalicelib import schemas
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
-from chalicelib.schemas.public import PublicPage
 
 # incidents.json and scheduled-maintenances.json list this many, newest first.
 LIST_LIMIT = 50
 
 
 def page_of(data: dict) -> dict:
-    return {name: data["page"][name] for name in PublicPage.model_fields}
+    return {name: data["page"][name] for name in schemas.PublicPage.model_fields}
 
 
 def _incidents(data: dict, *, scheduled: bool, states: tuple[str, ...] | None = None) -> list[dict]:

@@ -1,8 +1,15 @@
-"""The OpenAPI 3.1 document, made from the registered operations and their pydantic schemas."""
+"""The OpenAPI 3.1 document, made from the registered operations and their pydantic schemas.
+
+Built on the first request for it (it needs every schema), then kept: the routes are all
+registered when `app.py` is imported, so the document cannot change afterwards.
+"""
+
+from functools import cache
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from chalicelib import schemas
 from chalicelib.http import errors
 from chalicelib.http.routing import OPERATIONS, Operation, Style, path_parameters
 
@@ -29,12 +36,10 @@ _ERROR_SCHEMA = {
 
 
 def _models(operations: list[Operation]) -> list[type[BaseModel]]:
-    found: dict[str, type[BaseModel]] = {}
-    for operation in operations:
-        for model in (operation.body, operation.response):
-            if model is not None:
-                found[model.__name__] = model
-    return list(found.values())
+    names = dict.fromkeys(
+        name for operation in operations for name in (operation.body, operation.response) if name
+    )
+    return [getattr(schemas, name) for name in names]
 
 
 def _parameters(operation: Operation) -> list[dict]:
@@ -43,7 +48,7 @@ def _parameters(operation: Operation) -> list[dict]:
         for name in path_parameters(operation.path)
     ]
     if operation.query is not None:
-        for name, info in operation.query.model_fields.items():
+        for name, info in getattr(schemas, operation.query).model_fields.items():
             parameters.append(
                 {
                     "name": name,
@@ -62,7 +67,7 @@ def _responses(operation: Operation) -> dict:
     if operation.response is None:
         success: dict = {"description": "Success"}
     else:
-        schema = {"$ref": _REF.format(model=operation.response.__name__)}
+        schema = {"$ref": _REF.format(model=operation.response)}
         if operation.many:
             schema = {"type": "array", "items": schema}
         success = {"description": "Success", "content": {"application/json": {"schema": schema}}}
@@ -92,7 +97,7 @@ def _operation(operation: Operation) -> dict:
         documented["requestBody"] = {
             "required": True,
             "content": {
-                media_type: {"schema": {"$ref": _REF.format(model=operation.body.__name__)}}
+                media_type: {"schema": {"$ref": _REF.format(model=operation.body)}}
                 for media_type in ("application/json", "application/x-www-form-urlencoded")
             },
         }
@@ -103,6 +108,7 @@ def _operation(operation: Operation) -> dict:
     return documented
 
 
+@cache
 def document() -> dict:
     operations = list(OPERATIONS)
     _, definitions = models_json_schema(

@@ -20,35 +20,6 @@ from chalicelib.schemas.common import (
 )
 
 Branding = Literal["basic", "premium"]
-COLOR_FIELDS = (
-    "css_body_background_color",
-    "css_font_color",
-    "css_light_font_color",
-    "css_greens",
-    "css_yellows",
-    "css_oranges",
-    "css_blues",
-    "css_reds",
-    "css_border_color",
-    "css_graph_color",
-    "css_link_color",
-    "css_no_data",
-)
-# Statuspage's own defaults, so a new page looks right before anyone picks colors.
-DEFAULT_COLORS = {
-    "css_body_background_color": "#ffffff",
-    "css_font_color": "#333333",
-    "css_light_font_color": "#aaaaaa",
-    "css_greens": "#2fcc66",
-    "css_yellows": "#f1c40f",
-    "css_oranges": "#e67e22",
-    "css_blues": "#3498db",
-    "css_reds": "#e74c3c",
-    "css_border_color": "#ecf0f1",
-    "css_graph_color": "#3498db",
-    "css_link_color": "#3498db",
-    "css_no_data": "#b3bac5",
-}
 
 
 class PageFields(Schema):

@@ -1,27 +1,28 @@
 """Components and groups as the API, webhooks, incidents and the public page show them."""
 
-from chalicelib import clock
+from __future__ import annotations
+
+from chalicelib import clock, schemas
 from chalicelib.domain.components import (
     component_fields,
     components_of,
     members_of,
     position_of,
 )
-from chalicelib.schemas.components import ComponentGroupOut, ComponentOut, GroupAsComponentOut
 from chalicelib.store.components import Component
 
 
-def component_out(records: list[Component], component: Component) -> ComponentOut:
+def component_out(records: list[Component], component: Component) -> schemas.ComponentOut:
     fields = component_fields(records, component)
     if component.group:
-        return GroupAsComponentOut(**fields)
-    return ComponentOut(**fields)
+        return schemas.GroupAsComponentOut(**fields)
+    return schemas.ComponentOut(**fields)
 
 
 def group_out(
     records: list[Component], group: Component, members: list[str] | None = None
-) -> ComponentGroupOut:
-    return ComponentGroupOut(
+) -> schemas.ComponentGroupOut:
+    return schemas.ComponentGroupOut(
         id=group.id,
         page_id=group.page_id,
         name=group.name,

@@ -1,15 +1,16 @@
 """Incidents and their updates as the API, webhooks and the public page show them."""
 
-from chalicelib import clock, config
+from __future__ import annotations
+
+from chalicelib import clock, config, schemas
 from chalicelib.domain import incident_states as states
 from chalicelib.domain.incidents import Incident
 from chalicelib.domain.postmortems import postmortem_of
-from chalicelib.schemas.incidents import IncidentOut, IncidentUpdateOut
 from chalicelib.store.incidents import IncidentRecord
 
 
-def update_out(update: IncidentRecord) -> IncidentUpdateOut:
-    return IncidentUpdateOut(
+def update_out(update: IncidentRecord) -> schemas.IncidentUpdateOut:
+    return schemas.IncidentUpdateOut(
         id=update.id,
         incident_id=update.incident_id,
         body=update.body or "",
@@ -36,10 +37,10 @@ def shown_status(record: IncidentRecord) -> str:
     return record.status
 
 
-def incident_out(incident: Incident) -> IncidentOut:
+def incident_out(incident: Incident) -> schemas.IncidentOut:
     record = incident.record
     postmortem = postmortem_of(record) or {}
-    return IncidentOut(
+    return schemas.IncidentOut(
         id=record.id,
         page_id=record.page_id,
         name=record.name or "",
