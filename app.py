@@ -24,10 +24,9 @@ from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
-from chalicelib.public import snapshot
 
-# After every commit: hand its events to the queue, then rebuild what the public page reads.
-unit_of_work.after_commit(outbox.publish_committed, snapshot.refresh_committed)
+# After every commit: hand its events to the queue.
+unit_of_work.after_commit(outbox.publish_committed)
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (

@@ -42,7 +42,7 @@ def create_user(
 
 def create_api_key(user: User) -> str:
     """A new key for `user`; the key itself is returned once and never stored."""
-    api_key = credentials.new_api_key()
+    api_key = credentials.new_api_key(user.id)
     ApiKey(
         credentials.api_key_hash(api_key),
         user_id=user.id,

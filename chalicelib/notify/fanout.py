@@ -9,7 +9,7 @@ import logging
 from chalicelib.domain import incidents, subscribers
 from chalicelib.domain.errors import DomainError
 from chalicelib.domain.postmortems import postmortem_of
-from chalicelib.notify import content, queues
+from chalicelib.notify import content, outbox, queues
 from chalicelib.store.models import Page
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.views.components import page_components
@@ -114,6 +114,7 @@ def fan_out(event_id: str) -> int:
     """Enqueue the deliveries of one event; returns how many recipients it has."""
     try:
         event = OutboxEvent.get(event_id)
+        outbox.received(event)
         page = Page.get(event.page_id)
     except (OutboxEvent.DoesNotExist, Page.DoesNotExist):
         logger.warning("event %s or its page is gone; nothing to send", event_id)

@@ -111,7 +111,7 @@ def test_visitor_sees_status_components_incident_and_maintenance(stack, browser)
 
     browser.get(admin.public_url)
 
-    # The incident's write refreshes the page snapshot (page_snapshot.refresh after writes).
+    # The first view after the writes rebuilds the page snapshot.
     assert visible_text(browser, "#status-banner") == "Major System Outage"
     components = visible_text(browser, "#components")
     for line in ("Core", "API", "Database", "Website", "Major Outage", "Operational"):

@@ -78,13 +78,13 @@ def test_a_subdomain_shaped_like_another_page_id_cannot_take_that_page(world, ma
 
 
 def test_a_page_id_names_its_own_page_before_its_snapshot_exists(world, make_world):
-    from chalicelib.store import snapshots
+    from chalicelib.store.snapshots import PAGE, PageSnapshot, key_of
 
     other = make_world("Other")
     answer = other.api.patch(f"/v1/pages/{other.page_id}", {"page": {"subdomain": world.page_id}})
     assert answer.status == 200, answer.text
     publish(other)
-    snapshots.remove(world.page_id, [snapshots.key_of(snapshots.PAGE, world.page_id)])
+    PageSnapshot(key_of(PAGE, world.page_id)).delete()
     shown = world.api.as_key(None).get(f"/s/{world.page_id}/api/v2/status.json")
     assert shown.json["page"]["id"] == world.page_id
 
