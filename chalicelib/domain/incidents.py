@@ -382,7 +382,8 @@ def _apply_components(
 ) -> "component_effects.Effects":
     """The component statuses the body sets, and the incident's affected components."""
     requested = dict(fields.components or {})
-    named = list(fields.component_ids or []) + list(requested)
+    # A component both listed and given a status (as Statuspage's own examples do) is one.
+    named = list(dict.fromkeys([*(fields.component_ids or []), *requested]))
     if len(named) > MAX_COMPONENTS_PER_WRITE:
         raise errors.invalid("component_ids", f"at most {MAX_COMPONENTS_PER_WRITE} at once")
     if not named and not record.component_ids:
