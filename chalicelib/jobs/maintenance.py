@@ -10,9 +10,8 @@ import logging
 from datetime import datetime
 
 from chalicelib import clock
+from chalicelib.domain import components, errors, incidents, unit_of_work
 from chalicelib.domain import incident_states as states
-from chalicelib.domain import incidents, unit_of_work
-from chalicelib.domain.errors import DomainError
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.schemas.incidents import IncidentFields
 from chalicelib.store.incidents import IncidentRecord
@@ -59,10 +58,21 @@ def _remind(record: IncidentRecord) -> None:
 
 
 def _move(record: IncidentRecord, status: str, body: str, component_status: str) -> None:
+    """Move the maintenance and its components; a component deleted since the maintenance
+    named it is left out (the step still happens), and a group's status follows its members."""
+    present = {
+        component.id
+        for component in components.components_of(record.page_id)
+        if not component.group
+    }
     fields = IncidentFields(
         status=status,
         body=body,
-        components={component_id: component_status for component_id in record.component_ids or []},
+        components={
+            component_id: component_status
+            for component_id in record.component_ids or []
+            if component_id in present
+        },
     )
     incidents.update_incident(record.page_id, record.id, fields, expected_status=record.status)
 
@@ -98,8 +108,11 @@ def run(moment: datetime | None = None) -> int:
     for record in due:
         try:
             advance(record, moment)
-        except DomainError:
-            # Changed by someone else (or another tick) since it was read: the next tick
-            # sees the new state.
+        except (errors.Conflict, errors.NotFound):
+            # Changed (or deleted) by someone else, or another tick, since it was read: the
+            # next tick sees the new state.
             logger.info("maintenance %s changed under this tick; left for the next", record.id)
+        except Exception:
+            # Anything else is a fault: say which maintenance, and go on with the others.
+            logger.exception("maintenance step of incident %s failed", record.id)
     return len(due)
