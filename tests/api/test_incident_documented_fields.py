@@ -5,7 +5,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib import clock
 from chalicelib.jobs import maintenance, reminders
 from chalicelib.notify import fanout, queues
 from chalicelib.store.outbox import OutboxEvent
@@ -21,14 +20,9 @@ AUTO_FLAGS = (
 
 
 @pytest.fixture
-def frozen():
-    def at(moment):
-        clock.freeze(moment)
-        return moment
-
-    at(START - timedelta(hours=3))
-    yield at
-    clock.freeze(None)
+def frozen(freeze_clock):
+    freeze_clock(START - timedelta(hours=3))
+    return freeze_clock
 
 
 def incidents_path(world, suffix=""):

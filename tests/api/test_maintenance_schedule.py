@@ -13,14 +13,9 @@ END = START + timedelta(hours=1)
 
 
 @pytest.fixture
-def frozen():
-    def at(moment):
-        clock.freeze(moment)
-        return moment
-
-    at(START - timedelta(hours=3))
-    yield at
-    clock.freeze(None)
+def frozen(freeze_clock):
+    freeze_clock(START - timedelta(hours=3))
+    return freeze_clock
 
 
 def make_maintenance(world, **flags):
