@@ -55,6 +55,8 @@ def _send_once(message: dict, recipient: dict, secret: str | None) -> bool:
             return webhook.post_json(recipient["endpoint"], body, headers)
         if kind == "email" and message_content.get("subject"):
             text = message_content["text"]
+            if recipient.get("manage"):
+                text += f"\nManage your subscription: {recipient['manage']}"
             if recipient["unsubscribe"]:
                 text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
             email.send_email(recipient["email"], message_content["subject"], text)

@@ -27,6 +27,7 @@ def _team_member(user: User) -> dict:
         "phone": None,
         "endpoint": None,
         "unsubscribe": None,
+        "manage": None,
         "quarantinable": False,
     }
 
@@ -39,6 +40,7 @@ def _recipient(subscriber) -> dict:
         "phone": subscribers.e164(subscriber),
         "endpoint": subscriber.endpoint,
         "unsubscribe": subscribers.unsubscribe_link(subscriber),
+        "manage": subscribers.manage_link(subscriber),
         # Incident subscribers are never quarantined (CONTRACT.md, Notifications).
         "quarantinable": not subscriber.incident_id,
     }
