@@ -5,7 +5,8 @@ from chalicelib.domain import credentials
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
 
-ROLES = ("page_configuration", "incident_manager", "maintenance_manager")
+INCIDENT_MANAGER = "incident_manager"
+ROLES = ("page_configuration", INCIDENT_MANAGER, "maintenance_manager")
 
 
 def create_organization(name: str) -> Organization:

@@ -129,6 +129,20 @@ class World:
 
 
 @pytest.fixture
+def freeze_clock():
+    """`freeze_clock(moment)` sets the service's clock (and returns the moment); the real
+    clock is back after the test."""
+    from chalicelib import clock
+
+    def at(moment):
+        clock.freeze(moment)
+        return moment
+
+    yield at
+    clock.freeze(None)
+
+
+@pytest.fixture
 def http(chalice_app):
     with Client(chalice_app) as client:
         yield client

@@ -118,3 +118,26 @@ def test_the_public_domain_is_a_setting(world, visitor, monkeypatch):
     assert visitor.api.get("/", headers={"Host": f"{subdomain}.localhost"}).status == 404
     monkeypatch.setenv("PUBLIC_DOMAIN", "")
     assert visitor.api.get("/", headers={"Host": host}).status == 404
+
+
+def test_summary_page_url_is_the_subdomain_host_when_public_domain_is_set(
+    world, visitor, monkeypatch
+):
+    subdomain = f"acme-{world.page_id}"
+    monkeypatch.setenv("PUBLIC_BASE_URL", "https://status.example.net")
+    monkeypatch.setenv("PUBLIC_DOMAIN", "status.example.net")
+    update_page(world, subdomain=subdomain)
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"https://{subdomain}.status.example.net"
+
+    monkeypatch.setenv("PUBLIC_BASE_URL", "http://127.0.0.1:8123")
+    monkeypatch.setenv("PUBLIC_DOMAIN", "localhost")
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"http://{subdomain}.localhost:8123"
+
+    monkeypatch.setenv("PUBLIC_DOMAIN", "")
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"http://127.0.0.1:8123/s/{subdomain}"
