@@ -25,6 +25,8 @@ def page_out(page: Page, archived: bool = False) -> schemas.PageOut:
         domain=page.domain,
         created_at=clock.iso(page.created_at),
         updated_at=clock.iso(page.updated_at),
+        twitter_username=profile.get("social_username"),
+        twitter_logo=profile.get("social_logo"),
     )
     if not archived:
         return schemas.PageOut(**fields)

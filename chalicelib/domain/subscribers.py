@@ -12,7 +12,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, pages, signing, sms_countries
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import email, webhook
+from chalicelib.notify import email, sms, webhook
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
 
@@ -23,7 +23,7 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
     "unsubscribed",
 )
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
-CONFIRM, UNSUBSCRIBE = "confirm", "unsubscribe"
+CONFIRM, UNSUBSCRIBE, MANAGE = "confirm", "unsubscribe", "manage"
 # Which page setting allows which kind, and the field a refusal names.
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
@@ -107,8 +107,11 @@ def _check_endpoint(endpoint: str) -> None:
 
 
 def create(
-    page: Page, fields: schemas.SubscriberFields, incident_id: str | None = None
+    page: Page, fields: schemas.SubscriberFields, incident_id: str | None = None, *, by_reader=False
 ) -> Subscriber:
+    """A subscriber made by the page's team (through the API), or `by_reader` from the public
+    page: then every kind waits for its owner to confirm (by email, or by text message), as
+    anyone could type anyone's address."""
     profile = pages.profile_of(page)
     kind = _kind(fields)
     _check_allowed(profile, kind, incident_id)
@@ -137,7 +140,7 @@ def create(
         subscriber.phone_country, subscriber.phone_number = _phone(fields)
     if kind == "webhook":
         _check_endpoint(fields.endpoint)
-    if kind == "email" and not fields.skip_confirmation_notification:
+    if by_reader or (kind == "email" and not fields.skip_confirmation_notification):
         subscriber.state = UNCONFIRMED
     else:
         subscriber.confirmed_at = moment
@@ -263,13 +266,22 @@ def set_components(page_id: str, subscriber: Subscriber, component_ids: list[str
     return subscriber
 
 
-def link(subscriber: Subscriber, purpose: str) -> str:
+def link_path(subscriber: Subscriber, purpose: str) -> str:
+    """The path of a signed link that works without login."""
     token = signing.token(subscriber.page_id, subscriber.id, purpose)
-    return f"{config.public_base_url()}/s/{subscriber.page_id}/subscriptions/{token}/{purpose}"
+    return f"/s/{subscriber.page_id}/subscriptions/{token}/{purpose}"
+
+
+def link(subscriber: Subscriber, purpose: str) -> str:
+    return config.public_base_url() + link_path(subscriber, purpose)
 
 
 def unsubscribe_link(subscriber: Subscriber) -> str:
     return link(subscriber, UNSUBSCRIBE)
+
+
+def manage_link(subscriber: Subscriber) -> str:
+    return link(subscriber, MANAGE)
 
 
 def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
@@ -280,13 +292,20 @@ def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
 
 
 def send_confirmation(page: Page, subscriber: Subscriber) -> None:
-    if subscriber.kind != "email" or subscriber.state != UNCONFIRMED:
+    """The confirmation link, to the address that will hear from the page: a text message
+    for an SMS subscriber, an email for the others (a webhook's is its contact address)."""
+    if subscriber.state != UNCONFIRMED:
         return
     name = pages.profile_of(page).get("name", "")
+    confirm_link = link(subscriber, CONFIRM)
+    if subscriber.kind == "sms":
+        sms.send_sms(e164(subscriber), f"[{name}] Confirm your subscription: {confirm_link}")
+        return
+    what = f"webhook notifications to {subscriber.endpoint}" if subscriber.endpoint else ""
     email.send_email(
         subscriber.email,
         f"[{name}] Confirm your subscription",
-        f"Confirm that you want notifications from {name}:\n\n{link(subscriber, CONFIRM)}\n\n"
+        f"Confirm that you want {what or 'notifications'} from {name}:\n\n{confirm_link}\n\n"
         "If you did not ask for this, ignore this message.\n",
     )
 

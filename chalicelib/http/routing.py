@@ -90,10 +90,10 @@ class ApiRequest:
             self._body = decode_body(self.raw_body, self.content_type)
         return self._body
 
-    def parse(self) -> Any:
-        """The body validated by the route's body schema; a wrapped body (`{"page": {...}}`)
-        may come bare."""
-        schema = getattr(schemas, self.body_schema)
+    def parse(self, schema: type | None = None) -> Any:
+        """The body validated by `schema`, by default the schema the route names as its body;
+        a wrapped body (`{"page": {...}}`) may come bare."""
+        schema = schema or getattr(schemas, self.body_schema)
         body = self.body
         wrapper = wrapper_of(schema)
         if wrapper and body and not any(name in body for name in _names_of(schema, wrapper)):
@@ -237,7 +237,7 @@ class Router:
                 request.body_schema, request.query_schema = body_schema, query_schema
                 if authenticated:
                     request.principal = auth.authenticate(
-                        auth.presented_key(request.headers, request.query)
+                        auth.presented_key(request.headers, request.query), params.get("page_id")
                     )
                     ratelimit.check(request.principal.key_hash)
                 result = handler(request)

@@ -54,7 +54,11 @@ def _send_once(message: dict, recipient: dict, secret: str | None) -> bool:
             headers = {"X-Webhook-Signature": signature(secret, body)} if secret else {}
             return webhook.post_json(recipient["endpoint"], body, headers)
         if kind == "email" and message_content.get("subject"):
-            text = f"{message_content['text']}\nUnsubscribe: {recipient['unsubscribe']}\n"
+            text = message_content["text"]
+            if recipient.get("manage"):
+                text += f"\nManage your subscription: {recipient['manage']}"
+            if recipient["unsubscribe"]:
+                text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
             email.send_email(recipient["email"], message_content["subject"], text)
             return True
         if kind == "sms" and message_content.get("sms"):

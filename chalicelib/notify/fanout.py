@@ -6,16 +6,30 @@ them in batches on the deliveries queue.
 
 import logging
 
-from chalicelib.domain import incidents, subscribers
+from chalicelib.domain import incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError
 from chalicelib.domain.postmortems import postmortem_of
-from chalicelib.notify import content, queues
-from chalicelib.store.models import Page
+from chalicelib.notify import content, outbox, queues
+from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.views.components import page_components
 
 logger = logging.getLogger(__name__)
 BATCH_SIZE = 50
+
+
+def _team_member(user: User) -> dict:
+    """An organization user reminded of an open incident: no subscription to manage."""
+    return {
+        "id": user.id,
+        "kind": "email",
+        "email": user.email,
+        "phone": None,
+        "endpoint": None,
+        "unsubscribe": None,
+        "manage": None,
+        "quarantinable": False,
+    }
 
 
 def _recipient(subscriber) -> dict:
@@ -26,18 +40,22 @@ def _recipient(subscriber) -> dict:
         "phone": subscribers.e164(subscriber),
         "endpoint": subscriber.endpoint,
         "unsubscribe": subscribers.unsubscribe_link(subscriber),
+        "manage": subscribers.manage_link(subscriber),
         # Incident subscribers are never quarantined (CONTRACT.md, Notifications).
         "quarantinable": not subscriber.incident_id,
     }
 
 
-def _enqueue(event: OutboxEvent, message_content: dict, recipients: list) -> int:
+def _enqueue(event: OutboxEvent, message_content: dict, recipients: list, as_recipient=None) -> int:
+    """Enqueue `recipients` (subscribers, or what `as_recipient` makes a recipient of) in
+    batches."""
+    as_recipient = as_recipient or _recipient
     messages = [
         {
             "event_id": event.id,
             "page_id": event.page_id,
             "content": message_content,
-            "recipients": [_recipient(s) for s in recipients[start : start + BATCH_SIZE]],
+            "recipients": [as_recipient(r) for r in recipients[start : start + BATCH_SIZE]],
         }
         for start in range(0, len(recipients), BATCH_SIZE)
     ]
@@ -69,6 +87,19 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
 
 def _reminder_event(event: OutboxEvent, page: Page) -> int:
     return _incident_event(event, page, reminder=True)
+
+
+def _team_reminder_event(event: OutboxEvent, page: Page) -> int:
+    record = incidents.get_record(page.id, event.payload["incident_id"])
+    if not incidents.is_open(record):
+        return 0  # resolved since
+    message = content.team_reminder_content(page, record, event.payload["hours"])
+    team = [
+        user
+        for user in organizations.users_of(page.organization_id)
+        if user.email and organizations.has_role(user, page.id, organizations.INCIDENT_MANAGER)
+    ]
+    return _enqueue(event, message, team, _team_member)
 
 
 def _postmortem_event(event: OutboxEvent, page: Page) -> int:
@@ -105,6 +136,7 @@ def _component_event(event: OutboxEvent, page: Page) -> int:
 FANOUT = {
     "incident_update": _incident_event,
     "maintenance_reminder": _reminder_event,
+    "incident_reminder": _team_reminder_event,
     "postmortem_published": _postmortem_event,
     "component_update": _component_event,
 }
@@ -114,6 +146,7 @@ def fan_out(event_id: str) -> int:
     """Enqueue the deliveries of one event; returns how many recipients it has."""
     try:
         event = OutboxEvent.get(event_id)
+        outbox.received(event)
         page = Page.get(event.page_id)
     except (OutboxEvent.DoesNotExist, Page.DoesNotExist):
         logger.warning("event %s or its page is gone; nothing to send", event_id)

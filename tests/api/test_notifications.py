@@ -257,3 +257,28 @@ def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
         mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[before:]
         assert [m.subject for m in mails] == ["[Acme] Postmortem: PM"]
         assert len(sink.received) == received
+
+
+def test_an_event_stays_pending_until_the_fan_out_receives_it(world, drain):
+    from datetime import timedelta
+
+    from chalicelib import clock
+    from chalicelib.notify import outbox
+    from chalicelib.store.outbox import OutboxEvent
+
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Down", "body": "Looking"}}
+    )
+    assert answer.status == 201
+    pending = OutboxEvent.pending_index.query("pending")
+    (event,) = [e for e in pending if e.payload.get("incident_id") == answer.json["id"]]
+    # Sent to the queue with the write; the write paid for no second write of the event.
+    assert event.pending == "pending"
+    drain()
+    assert OutboxEvent.get(event.id).pending is None
+    # A later sweep leaves it alone.
+    clock.freeze(clock.now() + outbox.SWEEP_AFTER + timedelta(seconds=1))
+    try:
+        assert event.id not in {e.id for e in OutboxEvent.pending_index.query("pending")}
+    finally:
+        clock.freeze(None)
