@@ -13,12 +13,14 @@ from moto.moto_server.werkzeug_app import (
 from werkzeug.serving import make_server
 
 from chalicelib import config
+from chalicelib.local import transactions
 from chalicelib.local.journal import Journal
 from chalicelib.store.tables import create_all
 
 
 class Emulator:
     def __init__(self, port: int, data_dir: Path):
+        transactions.install()
         self.journal = Journal(
             data_dir, DomainDispatcherApplication(create_backend_app), config.region()
         )

@@ -17,6 +17,9 @@ from tests.dynamodb_calls import recording
 
 @pytest.fixture(scope="session")
 def aws():
+    from chalicelib.local import transactions
+
+    transactions.install()
     with mock_aws():
         from app import app
         from chalicelib.local.emulator import create_resources
