@@ -53,7 +53,9 @@ DYNAMODB_ACTIONS = [
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.
 QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
-EMAIL_ACTIONS = ["ses:SendEmail"]  # chalicelib/notify/email.py; SendRawEmail is not used
+# chalicelib/notify/email.py: confirmations one by one, notifications in bulk from a template
+# (SendRawEmail is not used).
+EMAIL_ACTIONS = ["ses:SendEmail", "ses:SendBulkTemplatedEmail"]
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
 
@@ -73,6 +75,16 @@ PARAMETERS = {
         "AllowedPattern": "^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+)?$",
         "Description": "Every page is also served at the root of {subdomain}.<this domain> "
         "(a wildcard custom domain of the API); empty turns that off.",
+    },
+    "DeliveryConcurrency": {
+        "Type": "Number",
+        "Default": 20,
+        "MinValue": 2,
+        "MaxValue": 1000,
+        "Description": "How many delivery functions run at once (each sends up to 10 batches "
+        "of 50 recipients): their reserved concurrency, so a burst of notifications cannot "
+        "take the account's whole Lambda concurrency, and the most the deliveries queue "
+        "starts at once. See README, Notifications at scale.",
     },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",
@@ -307,10 +319,18 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             "Sid": "Email",
             "Effect": "Allow",
             "Action": EMAIL_ACTIONS,
-            # Any verified identity of this account and region: a page may set its own sender.
-            "Resource": {
-                "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"
-            },
+            # Any verified identity of this account and region: a page may set its own sender;
+            # and the notification template.
+            "Resource": [
+                {
+                    "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
+                    ":identity/*"
+                },
+                {
+                    "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
+                    ":template/${NotificationTemplate}"
+                },
+            ],
         },
         {
             "Sid": "Sms",
@@ -354,6 +374,38 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
     return resources
 
 
+# The function that sends: it scales out by batch, up to the `DeliveryConcurrency` parameter.
+DELIVERY_FUNCTION = "deliver_notifications"
+
+
+def email_template_resources(stage: str) -> dict[str, dict]:
+    """The SES template notifications are sent through in bulk (chalicelib/notify/email.py)."""
+    from chalicelib.notify import email
+
+    with _stage_environment(stage):
+        name = email.notification_template_name()
+    return {
+        "NotificationTemplate": {
+            "Type": "AWS::SES::Template",
+            "Properties": {"Template": {"TemplateName": name, **email.NOTIFICATION_TEMPLATE}},
+        }
+    }
+
+
+def _delivery_overrides(function: dict) -> dict:
+    """Reserved concurrency, and the same cap on the queue's event source: Lambda then never
+    hands the function more batches than it may run (a throttled batch would count a
+    receive towards the dead-letter queue)."""
+    concurrency = {"Ref": "DeliveryConcurrency"}
+    event_source = to_cfn_resource_name(function["name"]) + "SqsEventSource"
+    return {
+        "ReservedConcurrentExecutions": concurrency,
+        "Events": {
+            event_source: {"Properties": {"ScalingConfig": {"MaximumConcurrency": concurrency}}}
+        },
+    }
+
+
 def function_overrides(stage: str) -> dict[str, dict]:
     """What the template adds to the functions Chalice emits (merged key by key).
 
@@ -366,17 +418,19 @@ def function_overrides(stage: str) -> dict[str, dict]:
         depends_on = ["AppPolicy"]
         if function["queue"]:
             depends_on.append(function["logical_id"] + "QueuePolicy")
-        overrides[function["logical_id"]] = {
-            "DependsOn": depends_on,
-            "Properties": {
-                "FunctionName": function["function_name"],
-                "Environment": {
-                    "Variables": {
-                        spec["variable"]: {"Ref": name} for name, spec in PARAMETERS.items()
-                    }
-                },
+        properties = {
+            "FunctionName": function["function_name"],
+            "Environment": {
+                "Variables": {
+                    spec["variable"]: {"Ref": name}
+                    for name, spec in PARAMETERS.items()
+                    if "variable" in spec
+                }
             },
         }
+        if function["name"] == DELIVERY_FUNCTION:
+            properties.update(_delivery_overrides(function))
+        overrides[function["logical_id"]] = {"DependsOn": depends_on, "Properties": properties}
     return overrides
 
 
@@ -437,6 +491,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
         "Resources": {
             **tables,
             **queues,
+            **email_template_resources(stage),
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
             **api_overrides(),

@@ -15,6 +15,7 @@ from werkzeug.serving import make_server
 from chalicelib import config
 from chalicelib.local import transactions
 from chalicelib.local.journal import Journal
+from chalicelib.notify import email
 from chalicelib.store.tables import create_all
 
 
@@ -52,3 +53,4 @@ def create_resources(app) -> None:
     boto3.client("ses", region_name=config.region()).verify_email_identity(
         EmailAddress=config.notifications_sender()
     )
+    email.create_notification_template()

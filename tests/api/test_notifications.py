@@ -8,7 +8,7 @@ import boto3
 import pytest
 
 from chalicelib import config
-from chalicelib.notify import deliver, queues
+from chalicelib.notify import deliver, lanes, queues
 from tests.webhook_sink import WebhookSink
 
 
@@ -52,7 +52,44 @@ def drain(http):
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch):
     # The retry pauses are real seconds; the end-to-end test keeps them.
-    monkeypatch.setattr(deliver, "BACKOFF_SECONDS", (0, 0))
+    monkeypatch.setattr(lanes, "BACKOFF_SECONDS", (0, 0))
+
+
+def sent_mails(start: int = 0) -> list[dict]:
+    """What SES sent since message `start`, one per recipient, its template rendered as SES
+    would (bulk templated email: default data, then the recipient's own)."""
+    import re
+
+    from moto.backends import get_backend
+
+    from chalicelib.notify import email
+
+    mails = []
+    for message in get_backend("ses")["123456789012"]["us-east-1"].sent_messages[start:]:
+        assert message.template == email.notification_template_name()
+        for destination in message.destinations:
+            data = {
+                **json.loads(message.template_data),
+                **json.loads(destination["ReplacementTemplateData"]),
+            }
+
+            def render(part, data=data):
+                return re.sub(r"\{\{\{(\w+)\}\}\}", lambda m: data[m.group(1)], part)
+
+            mails.append(
+                {
+                    "to": destination["Destination"]["ToAddresses"],
+                    "subject": render(email.NOTIFICATION_TEMPLATE["SubjectPart"]),
+                    "text": render(email.NOTIFICATION_TEMPLATE["TextPart"]),
+                }
+            )
+    return mails
+
+
+def mail_count() -> int:
+    from moto.backends import get_backend
+
+    return len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
 
 
 def webhook_subscriber(world, url, **extra):
@@ -222,20 +259,19 @@ def test_email_and_sms_subscribers_are_sent_through_ses_and_sns(world, drain):
         f"/v1/pages/{world.page_id}/subscribers",
         {"subscriber": {"phone_country": "US", "phone_number": "4155550199"}},
     )
-    mails_before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
+    mails_before = mail_count()
     world.api.post(
         f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Mail me", "body": "Details"}}
     )
     drain()
-    mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[mails_before:]
-    assert [m.destinations["ToAddresses"] for m in mails] == [["mail@example.com"]]
-    assert "Mail me" in mails[0].subject and "Unsubscribe: http" in mails[0].body
+    mails = sent_mails(mails_before)
+    assert [m["to"] for m in mails] == [["mail@example.com"]]
+    assert "Mail me" in mails[0]["subject"] and "Unsubscribe: http" in mails[0]["text"]
     texts = get_backend("sns")["123456789012"]["us-east-1"].sms_messages
     assert any(number == "+14155550199" and "Mail me" in text for number, text in texts.values())
 
 
 def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
-    from moto.backends import get_backend
 
     world.api.post(
         f"/v1/pages/{world.page_id}/subscribers",
@@ -248,12 +284,11 @@ def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
             {"incident": {"name": "PM", "status": "resolved"}},
         ).json
         drain()
-        before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
+        before = mail_count()
         received = len(sink.received)
         path = f"/v1/pages/{world.page_id}/incidents/{incident['id']}/postmortem"
         world.api.put(path, {"postmortem": {"body_draft": "Root cause"}})
         world.api.put(path + "/publish", {"postmortem": {"notify_subscribers": True}})
         drain()
-        mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[before:]
-        assert [m.subject for m in mails] == ["[Acme] Postmortem: PM"]
+        assert [m["subject"] for m in sent_mails(before)] == ["[Acme] Postmortem: PM"]
         assert len(sink.received) == received

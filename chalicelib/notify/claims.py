@@ -1,0 +1,109 @@
+"""Delivery claims, made and settled a batch at a time: the one place that writes them.
+
+Before sending, one transaction claims (event, subscriber) for every recipient of a batch, on
+the condition that nobody has: a redelivered message finds its recipients claimed and sends
+nothing twice. A claim is `sending` under a lease as long as the delivery function may run;
+a claim whose lease ran out (its delivery died before settling) is taken over, so a
+recipient is not lost to a crash either. After sending, one transaction settles the batch's
+claims as `sent` or `failed`.
+"""
+
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import clock
+from chalicelib.store import base
+from chalicelib.store.deliveries import DeliveryClaim
+
+SENDING, SENT, FAILED = "sending", "sent", "failed"
+# As long as a delivery may take: the delivery function's timeout (`.chalice/config.json`).
+LEASE = timedelta(seconds=120)
+KEPT_FOR = timedelta(days=7)
+# DynamoDB takes at most 100 items in one transaction.
+PER_TRANSACTION = 100
+ATTEMPTS = 8
+
+
+@dataclass
+class Claimed:
+    """Of the recipients asked for: those this delivery now holds, and those another
+    delivery is sending right now (to be looked at again when its lease has run out)."""
+
+    ours: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+
+
+def _key(event_id: str, subscriber_id: str) -> str:
+    return f"{event_id}#{subscriber_id}"
+
+
+def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> None:
+    now = clock.now()
+    free = DeliveryClaim.id.does_not_exist() | (
+        (DeliveryClaim.outcome == SENDING) & (DeliveryClaim.lease_until < int(now.timestamp()))
+    )
+    wanted = list(subscriber_ids)
+    for attempt in range(ATTEMPTS):
+        if not wanted:
+            return
+        try:
+            with base.transaction() as writes:
+                for subscriber_id in wanted:
+                    writes.save(
+                        DeliveryClaim(
+                            _key(event_id, subscriber_id),
+                            outcome=SENDING,
+                            lease_until=int((now + LEASE).timestamp()),
+                            expires_at=now + KEPT_FOR,
+                        ),
+                        condition=free,
+                        return_values="ALL_OLD",
+                    )
+        except TransactWriteError as error:
+            reasons = error.cancellation_reasons or []
+            codes = base.cancellation_codes(error)
+            if codes == [base.LOST_RACE] or base.LOST_RACE in codes:
+                time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
+                continue
+            if base.CONDITION_FAILED not in codes:
+                raise
+            # Only puts in this transaction: the reasons come in the order they were staged.
+            still = []
+            for subscriber_id, reason in zip(wanted, reasons, strict=False):
+                if reason is None or reason.code != base.CONDITION_FAILED:
+                    still.append(subscriber_id)
+                elif (reason.raw_item or {}).get("outcome", {}).get("S") == SENDING:
+                    claimed.elsewhere.append(subscriber_id)
+            wanted = still
+            continue
+        claimed.ours.extend(wanted)
+        return
+    raise RuntimeError(f"could not claim deliveries of event {event_id}")
+
+
+def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
+    """Claim the deliveries of one batch: a transaction per 100 (a second one only for a
+    redelivered batch, without the recipients already claimed)."""
+    claimed = Claimed()
+    for start in range(0, len(subscriber_ids), PER_TRANSACTION):
+        _claim_some(event_id, subscriber_ids[start : start + PER_TRANSACTION], claimed)
+    return claimed
+
+
+def settle(event_id: str, outcomes: dict[str, bool]) -> None:
+    """Record how each claimed delivery ended (a transaction per 100)."""
+    entries = list(outcomes.items())
+    for start in range(0, len(entries), PER_TRANSACTION):
+        with base.transaction() as writes:
+            for subscriber_id, delivered in entries[start : start + PER_TRANSACTION]:
+                writes.update(
+                    DeliveryClaim(_key(event_id, subscriber_id)),
+                    [
+                        DeliveryClaim.outcome.set(SENT if delivered else FAILED),
+                        DeliveryClaim.lease_until.remove(),
+                    ],
+                )
