@@ -230,6 +230,11 @@ def _recipient_item(subscriber: Subscriber, audience: str) -> Recipient:
     )
 
 
+def recipient_items(subscriber: Subscriber) -> list[Recipient]:
+    """The recipient items the subscriber has in its state now."""
+    return [_recipient_item(subscriber, audience) for audience in audiences(subscriber)]
+
+
 def _stage_recipients(work: unit_of_work.Work, subscriber: Subscriber, before: list[str]) -> None:
     after = audiences(subscriber)
     for audience in before:

@@ -41,43 +41,55 @@ def _key(event_id: str, subscriber_id: str) -> str:
     return f"{event_id}#{subscriber_id}"
 
 
+def _claim_item(event_id: str, subscriber_id: str, now) -> DeliveryClaim:
+    return DeliveryClaim(
+        _key(event_id, subscriber_id),
+        outcome=SENDING,
+        lease_until=int((now + LEASE).timestamp()),
+        expires_at=now + KEPT_FOR,
+    )
+
+
 def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> None:
     now = clock.now()
-    free = DeliveryClaim.id.does_not_exist() | (
-        (DeliveryClaim.outcome == SENDING) & (DeliveryClaim.lease_until < int(now.timestamp()))
-    )
-    wanted = list(subscriber_ids)
+    # First nobody's; a claim found `sending` past its lease is taken over on the condition
+    # that it is still the one seen (two takers: one wins).
+    wanted = {subscriber_id: DeliveryClaim.id.does_not_exist() for subscriber_id in subscriber_ids}
     for attempt in range(ATTEMPTS):
         if not wanted:
             return
         try:
             with base.transaction() as writes:
-                for subscriber_id in wanted:
+                for subscriber_id, condition in wanted.items():
                     writes.save(
-                        DeliveryClaim(
-                            _key(event_id, subscriber_id),
-                            outcome=SENDING,
-                            lease_until=int((now + LEASE).timestamp()),
-                            expires_at=now + KEPT_FOR,
-                        ),
-                        condition=free,
+                        _claim_item(event_id, subscriber_id, now),
+                        condition=condition,
                         return_values="ALL_OLD",
                     )
         except TransactWriteError as error:
-            reasons = error.cancellation_reasons or []
             codes = base.cancellation_codes(error)
-            if codes == [base.LOST_RACE] or base.LOST_RACE in codes:
+            if base.LOST_RACE in codes:
                 time.sleep(random.uniform(0, 0.01 * (attempt + 1)))
                 continue
             if base.CONDITION_FAILED not in codes:
                 raise
             # Only puts in this transaction: the reasons come in the order they were staged.
-            still = []
-            for subscriber_id, reason in zip(wanted, reasons, strict=False):
+            reasons = error.cancellation_reasons or []
+            still = {}
+            for (subscriber_id, condition), reason in zip(wanted.items(), reasons, strict=False):
                 if reason is None or reason.code != base.CONDITION_FAILED:
-                    still.append(subscriber_id)
-                elif (reason.raw_item or {}).get("outcome", {}).get("S") == SENDING:
+                    still[subscriber_id] = condition
+                    continue
+                found = reason.raw_item or {}
+                if found.get("outcome", {}).get("S") != SENDING:
+                    continue  # settled: sent or failed already
+                lease_until = int(found.get("lease_until", {}).get("N", "0"))
+                if lease_until >= int(now.timestamp()):
                     claimed.elsewhere.append(subscriber_id)
+                else:
+                    still[subscriber_id] = (DeliveryClaim.outcome == SENDING) & (
+                        DeliveryClaim.lease_until == lease_until
+                    )
             wanted = still
             continue
         claimed.ours.extend(wanted)
@@ -95,15 +107,17 @@ def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
 
 
 def settle(event_id: str, outcomes: dict[str, bool]) -> None:
-    """Record how each claimed delivery ended (a transaction per 100)."""
+    """Record how each claimed delivery ended (a transaction per 100; plain puts, as the
+    claims are this delivery's)."""
+    now = clock.now()
     entries = list(outcomes.items())
     for start in range(0, len(entries), PER_TRANSACTION):
         with base.transaction() as writes:
             for subscriber_id, delivered in entries[start : start + PER_TRANSACTION]:
-                writes.update(
-                    DeliveryClaim(_key(event_id, subscriber_id)),
-                    [
-                        DeliveryClaim.outcome.set(SENT if delivered else FAILED),
-                        DeliveryClaim.lease_until.remove(),
-                    ],
+                writes.save(
+                    DeliveryClaim(
+                        _key(event_id, subscriber_id),
+                        outcome=SENT if delivered else FAILED,
+                        expires_at=now + KEPT_FOR,
+                    )
                 )
