@@ -11,6 +11,7 @@ import ipaddress
 import socket
 import ssl
 import threading
+import time
 from collections import OrderedDict
 from urllib.parse import urlsplit
 
@@ -19,9 +20,12 @@ import urllib3
 from chalicelib import config
 
 TIMEOUT_SECONDS = 10
-# Concurrent sends to one host, and how many hosts' pools are kept.
+# Concurrent sends to one host, and how many hosts' pools (and DNS answers) are kept.
 PER_HOST = 8
 POOLS_KEPT = 256
+# A checked DNS answer serves the sends of the next seconds (10,000 sends to one host are
+# one lookup, not 10,000); the connection still goes to the address that was checked.
+RESOLVED_FOR_SECONDS = 30
 _METADATA_ADDRESSES = {
     ipaddress.ip_address("169.254.169.254"),
     ipaddress.ip_address("fd00:ec2::254"),
@@ -86,6 +90,24 @@ def resolve(url: str) -> tuple[str, str, int, str] | None:
 
 _pools: OrderedDict[tuple, urllib3.HTTPConnectionPool] = OrderedDict()
 _pools_lock = threading.Lock()
+_resolved: OrderedDict[str, tuple[float, tuple[str, str, int, str]]] = OrderedDict()
+
+
+def _target(url: str) -> tuple[str, str, int, str] | None:
+    """`resolve(url)`, remembered for `RESOLVED_FOR_SECONDS` per scheme, host and port."""
+    lane = lane_of(url)
+    now = time.monotonic()
+    with _pools_lock:
+        hit = _resolved.get(lane)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    target = resolve(url)
+    if target is not None:
+        with _pools_lock:
+            _resolved[lane] = (now + RESOLVED_FOR_SECONDS, target)
+            if len(_resolved) > POOLS_KEPT:
+                _resolved.popitem(last=False)
+    return target
 
 
 def _pool(scheme: str, host: str, port: int, address: str) -> urllib3.HTTPConnectionPool:
@@ -136,7 +158,7 @@ def _host_header(host: str, port: int, scheme: str) -> str:
 
 def post_json(url: str, body: bytes, headers: dict[str, str]) -> bool:
     """POST `body`; True on a 2xx answer. Redirects, errors and timeouts are failures."""
-    target = resolve(url)
+    target = _target(url)
     if target is None:
         return False
     scheme, host, port, address = target
