@@ -5,11 +5,19 @@ moto backs each transaction up by deep-copying every table it touches, once per 
 delivery claims table grows with every notification sent). Here the backup is the items the
 transaction touches, copied before it runs and put back if it fails: the same all-or-nothing
 outcome, at a cost that does not depend on the table's size.
+
+moto also parses every condition expression anew, twice per item of a transaction; a
+condition without values (a delivery claim's `attribute_not_exists`, the same for each of
+its 50 items) is parsed once here and kept.
 """
 
 import copy
+import json
+from functools import lru_cache
 
 import moto.dynamodb.models as dynamodb_models
+import moto.dynamodb.models.table as dynamodb_tables
+from moto.dynamodb import comparisons
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
@@ -60,6 +68,17 @@ def _restore(table: Table, hash_value, range_value, item) -> None:
         table.items[hash_value] = item
 
 
+@lru_cache(maxsize=256)
+def _parsed_without_values(expression: str, names: str):
+    return comparisons.get_filter_expression(expression, json.loads(names), None)
+
+
+def _filter_expression(expression, names, values):
+    if values or not expression:
+        return comparisons.get_filter_expression(expression, names, values)
+    return _parsed_without_values(expression, json.dumps(names or {}, sort_keys=True))
+
+
 def install() -> None:
     """Patch moto's DynamoDB backend (once per process)."""
     original = DynamoDBBackend.transact_write_items
@@ -77,4 +96,6 @@ def install() -> None:
 
     setattr(transact_write_items, _MARK, True)
     dynamodb_models.copy = _TablesByReference()
+    dynamodb_models.get_filter_expression = _filter_expression
+    dynamodb_tables.get_filter_expression = _filter_expression
     DynamoDBBackend.transact_write_items = transact_write_items

@@ -2,14 +2,15 @@
 
 Before sending, one transaction claims (event, subscriber) for every recipient of a batch, on
 the condition that nobody has: a redelivered message finds its recipients claimed and sends
-nothing twice. A claim is `sending` under a lease as long as the delivery function may run;
-a claim whose lease ran out (its delivery died before settling) is taken over, so a
-recipient is not lost to a crash either. After sending, one transaction settles the batch's
-claims as `sent` or `failed`.
+nothing twice. A claim names its batch and is held under a lease as long as the delivery
+function may run. After sending, one item settles the whole batch (and names whom it
+failed). A claim found unsettled past its lease (its delivery died between claim and
+settling) is taken over, so a recipient is not lost to a crash either.
 """
 
 import random
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -19,7 +20,7 @@ from chalicelib import clock
 from chalicelib.store import base
 from chalicelib.store.deliveries import DeliveryClaim
 
-SENDING, SENT, FAILED = "sending", "sent", "failed"
+SENDING, SETTLED = "sending", "settled"
 # As long as a delivery may take: the delivery function's timeout (`.chalice/config.json`).
 LEASE = timedelta(seconds=120)
 KEPT_FOR = timedelta(days=7)
@@ -33,6 +34,7 @@ class Claimed:
     """Of the recipients asked for: those this delivery now holds, and those another
     delivery is sending right now (to be looked at again when its lease has run out)."""
 
+    batch: str = field(default_factory=lambda: uuid.uuid4().hex)
     ours: list[str] = field(default_factory=list)
     elsewhere: list[str] = field(default_factory=list)
 
@@ -41,13 +43,30 @@ def _key(event_id: str, subscriber_id: str) -> str:
     return f"{event_id}#{subscriber_id}"
 
 
-def _claim_item(event_id: str, subscriber_id: str, now) -> DeliveryClaim:
+def _batch_key(batch: str) -> str:
+    return f"batch#{batch}"
+
+
+def _claim_item(event_id: str, subscriber_id: str, batch: str, now) -> DeliveryClaim:
     return DeliveryClaim(
         _key(event_id, subscriber_id),
         outcome=SENDING,
+        batch=batch,
         lease_until=int((now + LEASE).timestamp()),
         expires_at=now + KEPT_FOR,
     )
+
+
+def _settled(batch: str | None, known: dict[str, bool]) -> bool:
+    """Whether the batch that holds a claim has settled (one read per batch)."""
+    if batch is None:
+        return False
+    if batch not in known:
+        try:
+            known[batch] = DeliveryClaim.get(_batch_key(batch)).outcome == SETTLED
+        except DeliveryClaim.DoesNotExist:
+            known[batch] = False
+    return known[batch]
 
 
 def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> None:
@@ -62,7 +81,7 @@ def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> N
             with base.transaction() as writes:
                 for subscriber_id, condition in wanted.items():
                     writes.save(
-                        _claim_item(event_id, subscriber_id, now),
+                        _claim_item(event_id, subscriber_id, claimed.batch, now),
                         condition=condition,
                         return_values="ALL_OLD",
                     )
@@ -75,6 +94,7 @@ def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> N
                 raise
             # Only puts in this transaction: the reasons come in the order they were staged.
             reasons = error.cancellation_reasons or []
+            batches: dict[str, bool] = {}
             still = {}
             for (subscriber_id, condition), reason in zip(wanted.items(), reasons, strict=False):
                 if reason is None or reason.code != base.CONDITION_FAILED:
@@ -82,7 +102,9 @@ def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> N
                     continue
                 found = reason.raw_item or {}
                 if found.get("outcome", {}).get("S") != SENDING:
-                    continue  # settled: sent or failed already
+                    continue  # settled by itself (an earlier version's claim)
+                if _settled(found.get("batch", {}).get("S"), batches):
+                    continue
                 lease_until = int(found.get("lease_until", {}).get("N", "0"))
                 if lease_until >= int(now.timestamp()):
                     claimed.elsewhere.append(subscriber_id)
@@ -106,18 +128,14 @@ def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
     return claimed
 
 
-def settle(event_id: str, outcomes: dict[str, bool]) -> None:
-    """Record how each claimed delivery ended (a transaction per 100; plain puts, as the
-    claims are this delivery's)."""
+def settle(claimed: Claimed, failed: list[str]) -> None:
+    """The batch has sent: one write settles every claim it holds."""
+    if not claimed.ours:
+        return
     now = clock.now()
-    entries = list(outcomes.items())
-    for start in range(0, len(entries), PER_TRANSACTION):
-        with base.transaction() as writes:
-            for subscriber_id, delivered in entries[start : start + PER_TRANSACTION]:
-                writes.save(
-                    DeliveryClaim(
-                        _key(event_id, subscriber_id),
-                        outcome=SENT if delivered else FAILED,
-                        expires_at=now + KEPT_FOR,
-                    )
-                )
+    DeliveryClaim(
+        _batch_key(claimed.batch),
+        outcome=SETTLED,
+        failed=failed or None,
+        expires_at=now + KEPT_FOR,
+    ).save()

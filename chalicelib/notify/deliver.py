@@ -5,8 +5,8 @@ For each batch (one deliveries message) one transaction claims every recipient
 Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
 per recipient, at most `webhook.PER_HOST` at once to one host; one SES bulk call per batch
 of email recipients; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
-a page or component subscriber whose sends all fail is quarantined. Last, one transaction
-per batch settles the claims.
+a page or component subscriber whose sends all fail is quarantined. Last, one write per
+batch settles its claims.
 """
 
 import hashlib
@@ -113,7 +113,7 @@ def _secret(page_id: str, secrets: dict[str, str | None]) -> str | None:
 def deliver_all(messages: list[dict]) -> int:
     """Send every batch of `messages` at once; returns how many were delivered now. Raises
     `DeliveriesElsewhere`, after sending the rest, when some must be looked at again."""
-    held: list[tuple[dict, list[dict]]] = []
+    held: list[tuple[dict, claims.Claimed, list[dict]]] = []
     # A subscriber may be in batches of two events: outcomes are per (event, subscriber).
     elsewhere = 0
     secrets: dict[str, str | None] = {}
@@ -127,20 +127,19 @@ def deliver_all(messages: list[dict]) -> int:
             {**by_id[subscriber_id], "key": f"{message['event_id']}#{subscriber_id}"}
             for subscriber_id in claimed.ours
         ]
-        held.append((message, ours))
+        held.append((message, claimed, ours))
         secret = None
         if any(recipient["kind"] == "webhook" for recipient in ours):
             secret = _secret(message["page_id"], secrets)
         sends += _sends(message, ours, secret)
     outcomes = lanes.Lanes(WORKERS, _per_lane).run(sends)
     delivered = 0
-    for message, ours in held:
-        settled = {recipient["id"]: outcomes.get(recipient["key"], True) for recipient in ours}
-        claims.settle(message["event_id"], settled)
-        for recipient in ours:
-            if settled[recipient["id"]]:
-                delivered += 1
-            elif recipient["quarantinable"]:
+    for message, claimed, ours in held:
+        failed = [r for r in ours if not outcomes.get(r["key"], True)]
+        claims.settle(claimed, [recipient["id"] for recipient in failed])
+        delivered += len(ours) - len(failed)
+        for recipient in failed:
+            if recipient["quarantinable"]:
                 subscribers.quarantine_by_id(message["page_id"], recipient["id"])
     if elsewhere:
         raise DeliveriesElsewhere(f"{elsewhere} recipients are held by another delivery")
