@@ -26,8 +26,10 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
 CONFIRM, UNSUBSCRIBE = "confirm", "unsubscribe"
 PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "incident"
-# Recipients read per Query: the fan-out holds about this many at a time, however many there are.
+# Recipients read per Query: the fan-out holds about this many at a time, however many there
+# are. The first read of an audience is one delivery batch, so the first batch leaves sooner.
 RECIPIENTS_PER_READ = 500
+FIRST_READ = 50
 # The recipient items were added after subscribers were first stored: data written before has
 # none until `index_recipients` makes them (the local stack does at start; on AWS the admin CLI).
 RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-v1")
@@ -380,14 +382,8 @@ def recipients(
     names += [f"{COMPONENT_AUDIENCE}#{c}" for c in dict.fromkeys(component_ids)]
     if incident_id:
         names.append(f"{INCIDENT_AUDIENCE}#{incident_id}")
-    members = (
-        Recipient.query(
-            name,
-            Recipient.member.startswith(f"{kind}#") if kind else None,
-            page_size=RECIPIENTS_PER_READ,
-        )
-        for name in names
-    )
+    condition = Recipient.member.startswith(f"{kind}#") if kind else None
+    members = (_audience(name, condition) for name in names)
     previous = None
     for recipient in heapq.merge(*members, key=lambda r: r.member):
         if recipient.member == previous:
@@ -398,6 +394,18 @@ def recipients(
         ):
             continue
         yield recipient
+
+
+def _audience(name: str, condition) -> Iterator[Recipient]:
+    first = Recipient.query(name, condition, limit=FIRST_READ, page_size=FIRST_READ)
+    yield from first
+    if first.last_evaluated_key:
+        yield from Recipient.query(
+            name,
+            condition,
+            page_size=RECIPIENTS_PER_READ,
+            last_evaluated_key=first.last_evaluated_key,
+        )
 
 
 def component_recipients(page_id: str, component_id: str, kind: str) -> Iterator[Recipient]:

@@ -219,3 +219,32 @@ def test_a_hanging_endpoint_does_not_hold_the_others(world, drain, monkeypatch):
             assert state.json["state"] == "quarantined"
     finally:
         hanging.close()
+
+
+def test_recipients_are_read_page_after_page_to_the_last(world, monkeypatch):
+    monkeypatch.setattr(subscribers, "FIRST_READ", 7)
+    monkeypatch.setattr(subscribers, "RECIPIENTS_PER_READ", 20)
+    moment = clock.now()
+    written = sorted(ids.new_id() for _ in range(130))
+    with Recipient.batch_write() as items:
+        for subscriber_id in written:
+            items.save(
+                Recipient(
+                    f"page#{world.page_id}",
+                    f"email#{subscriber_id}",
+                    page_id=world.page_id,
+                    subscriber_id=subscriber_id,
+                    kind="email",
+                    address=f"{subscriber_id}@example.com",
+                    created_at=moment,
+                )
+            )
+    with recording() as calls:
+        found = [
+            r.subscriber_id
+            for r in subscribers.recipients(
+                world.page_id, component_ids=[], incident_id=None, since=None
+            )
+        ]
+    assert found == written
+    assert calls.count("Query") == 1 + 7  # 7 first, then 123 more at 20 a read
