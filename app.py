@@ -24,10 +24,10 @@ from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
-from chalicelib.public import snapshot
+from chalicelib.public import subscriptions as public_subscriptions
 
-# After every commit: hand its events to the queue, then rebuild what the public page reads.
-unit_of_work.after_commit(outbox.publish_committed, snapshot.refresh_committed)
+# After every commit: hand its events to the queue.
+unit_of_work.after_commit(outbox.publish_committed)
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (
@@ -46,6 +46,7 @@ for blueprint_module in (
     app.register_blueprint(blueprint_module.blueprint)
 app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
+app.register_blueprint(public_subscriptions.blueprint)
 app.register_middleware(routing.contract_answers, "http")
 
 

@@ -49,3 +49,10 @@ def public_domain() -> str:
 def notifications_sender() -> str:
     """The From address of notifications when a page sets none of its own."""
     return os.environ.get("NOTIFICATIONS_FROM", "notifications@statuspage.local")
+
+
+def index_settle_seconds() -> float:
+    """How long after a write DynamoDB's global indexes may still miss it: a public page built
+    sooner is rebuilt by the next view. The local emulator's indexes never lag."""
+    default = "0" if stage() in ("local", "test") else "3"
+    return float(os.environ.get("INDEX_SETTLE_SECONDS", default))

@@ -53,9 +53,7 @@ DYNAMODB_ACTIONS = [
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.
 QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
-# chalicelib/notify/email.py: confirmations one by one, notifications in bulk from a template
-# (SendRawEmail is not used).
-EMAIL_ACTIONS = ["ses:SendEmail", "ses:SendBulkTemplatedEmail"]
+EMAIL_ACTIONS = ["ses:SendEmail"]  # chalicelib/notify/email.py; SendRawEmail is not used
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
 
@@ -84,7 +82,7 @@ PARAMETERS = {
         "Description": "How many delivery functions run at once (each sends up to 10 batches "
         "of 50 recipients): their reserved concurrency, so a burst of notifications cannot "
         "take the account's whole Lambda concurrency, and the most the deliveries queue "
-        "starts at once. See README, Notifications at scale.",
+        "starts at once. See README, Notifications, Throughput on AWS.",
     },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",
@@ -319,18 +317,10 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             "Sid": "Email",
             "Effect": "Allow",
             "Action": EMAIL_ACTIONS,
-            # Any verified identity of this account and region: a page may set its own sender;
-            # and the notification template.
-            "Resource": [
-                {
-                    "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
-                    ":identity/*"
-                },
-                {
-                    "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
-                    ":template/${NotificationTemplate}"
-                },
-            ],
+            # Any verified identity of this account and region: a page may set its own sender.
+            "Resource": {
+                "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"
+            },
         },
         {
             "Sid": "Sms",
@@ -376,20 +366,6 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
 
 # The function that sends: it scales out by batch, up to the `DeliveryConcurrency` parameter.
 DELIVERY_FUNCTION = "deliver_notifications"
-
-
-def email_template_resources(stage: str) -> dict[str, dict]:
-    """The SES template notifications are sent through in bulk (chalicelib/notify/email.py)."""
-    from chalicelib.notify import email
-
-    with _stage_environment(stage):
-        name = email.notification_template_name()
-    return {
-        "NotificationTemplate": {
-            "Type": "AWS::SES::Template",
-            "Properties": {"Template": {"TemplateName": name, **email.NOTIFICATION_TEMPLATE}},
-        }
-    }
 
 
 def _delivery_overrides(function: dict) -> dict:
@@ -491,7 +467,6 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
         "Resources": {
             **tables,
             **queues,
-            **email_template_resources(stage),
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
             **api_overrides(),

@@ -35,7 +35,10 @@ def _items_in(answer: dict) -> int:
     if "Item" in answer:
         return 1
     if "Responses" in answer:
-        return sum(len(items) for items in answer["Responses"].values())
+        responses = answer["Responses"]
+        if isinstance(responses, list):  # TransactGetItems: one entry per item asked for
+            return sum(1 for entry in responses if entry.get("Item"))
+        return sum(len(items) for items in responses.values())
     return 0
 
 

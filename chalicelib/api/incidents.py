@@ -2,7 +2,7 @@
 
 from chalice import Blueprint
 
-from chalicelib.domain import incidents
+from chalicelib.domain import incidents, organizations
 from chalicelib.http import errors
 from chalicelib.http.pagination import page_and_size
 from chalicelib.http.routing import ApiRequest, Router
@@ -20,7 +20,7 @@ blueprint = Blueprint(__name__)
 router = Router(blueprint, "incidents")
 INCIDENTS = "/v1/pages/{page_id}/incidents"
 INCIDENT = INCIDENTS + "/{incident_id}"
-INCIDENT_MANAGER = "incident_manager"
+INCIDENT_MANAGER = organizations.INCIDENT_MANAGER
 MAINTENANCE_MANAGER = "maintenance_manager"
 
 

@@ -31,6 +31,8 @@ def page_out(page: Page, archived: bool = False) -> PageOut:
         domain=page.domain,
         created_at=clock.iso(page.created_at),
         updated_at=clock.iso(page.updated_at),
+        twitter_username=profile.get("social_username"),
+        twitter_logo=profile.get("social_logo"),
     )
     if not archived:
         return PageOut(**fields)

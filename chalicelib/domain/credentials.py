@@ -2,14 +2,27 @@
 
 import hashlib
 import hmac
+import re
 import secrets
 
 # scrypt cost: about 30 ms per password on one core, and 16 MiB of memory.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
 
-def new_api_key() -> str:
-    return secrets.token_urlsafe(32)
+# A key starts with its user's id: a request reads the key's item and the user's in one
+# round trip. The id is a hint, never trusted: the key's item (found by the whole key's hash)
+# must name the same user.
+_USER_HINT = re.compile(r"^([0-9a-z]{16})\.")
+
+
+def new_api_key(user_id: str) -> str:
+    return f"{user_id}.{secrets.token_urlsafe(32)}"
+
+
+def user_hint(api_key: str) -> str | None:
+    """The user id a key starts with (keys made before hints have none)."""
+    match = _USER_HINT.match(api_key)
+    return match.group(1) if match else None
 
 
 def api_key_hash(api_key: str) -> str:

@@ -20,6 +20,10 @@ IMPACT_ORDER = ("none", "minor", "major", "critical")
 POSTMORTEM_STATUS = "postmortem"
 # Subscribers of a maintenance with `scheduled_remind_prior` hear of it this long before.
 REMINDER_LEAD = timedelta(minutes=60)
+# An open incident without an update reminds the team after these many hours (Statuspage's
+# default `reminder_intervals`); a custom list holds hours from 1 to 24, strictly increasing.
+DEFAULT_REMINDER_HOURS = (3, 6, 12, 24)
+REMINDER_HOURS_RANGE = range(1, 25)
 
 
 def statuses_of(scheduled: bool) -> tuple[str, ...]:

@@ -11,8 +11,9 @@ incidents; the open ones and the ones that began in a period come from sparse in
 """
 
 import copy
+import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, ids
 from chalicelib.domain import component_effects, errors, unit_of_work
@@ -28,6 +29,16 @@ from chalicelib.store.incidents import (
 )
 
 INCIDENT_UPDATE_EVENT = "incident_update"
+INCIDENT_REMINDER_EVENT = "incident_reminder"
+# The partitions of the due index: maintenances with a step ahead, open incidents with a
+# reminder ahead.
+DUE_STEP, DUE_REMINDER = "due", "remind"
+AUTO_TRANSITION_FLAGS = (
+    "auto_transition_to_maintenance_state",
+    "auto_transition_to_operational_state",
+    "auto_transition_deliver_notifications_at_start",
+    "auto_transition_deliver_notifications_at_end",
+)
 # The newest update, in brief, on the incident item: what lists of past incidents show.
 BRIEF_BODY_CHARS = 300
 # Items a list reads per request: an incident and a few updates each.
@@ -262,9 +273,56 @@ def _stamp(record: IncidentRecord, status: str, moment: datetime) -> None:
         setattr(record, stamp, moment)
 
 
+def reminder_intervals(value: str | list[int] | None) -> str | None:
+    """`reminder_intervals` as Statuspage writes it ("[1, 5, 7]", "4" for every 4 hours, "[]"
+    for none; null for the default), checked."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value in states.REMINDER_HOURS_RANGE:
+            return str(value)
+    elif isinstance(value, list) and all(
+        isinstance(hours, int) and not isinstance(hours, bool) for hours in value
+    ):
+        increasing = all(earlier < later for earlier, later in zip(value, value[1:], strict=False))
+        if increasing and all(hours in states.REMINDER_HOURS_RANGE for hours in value):
+            return json.dumps(value, separators=(", ", ":"))
+    raise errors.invalid(
+        "reminder_intervals",
+        "must be strictly increasing hours from 1 to 24 such as [3, 6, 12], "
+        "or one such number of hours as a string",
+    )
+
+
+def reminder_hours(record: IncidentRecord) -> tuple[int, ...]:
+    """The hours after its last write at which the team hears of an open incident."""
+    if record.reminder_intervals is None:
+        return states.DEFAULT_REMINDER_HOURS
+    value = json.loads(record.reminder_intervals)
+    if isinstance(value, int):
+        return tuple(range(value, states.REMINDER_HOURS_RANGE.stop, value))
+    return tuple(value)
+
+
+def _next_reminder(record: IncidentRecord) -> datetime | None:
+    if record.status in states.CLOSED:
+        return None
+    hours = reminder_hours(record)
+    sent = int(record.reminders_sent or 0)
+    return record.updated_at + timedelta(hours=hours[sent]) if sent < len(hours) else None
+
+
 def due_step(record: IncidentRecord) -> datetime | None:
-    """When the scheduler next has something to do for this maintenance, if ever."""
-    if not record.scheduled or record.status in states.CLOSED:
+    """When the scheduler next has something to do for this incident, if ever: a
+    maintenance's step, an open incident's reminder."""
+    if not record.scheduled:
+        return _next_reminder(record)
+    if record.status in states.CLOSED:
         return None
     steps = []
     if record.scheduled_remind_prior and record.scheduled_reminded_at is None:
@@ -284,8 +342,52 @@ def due_step(record: IncidentRecord) -> datetime | None:
 
 def refresh_due(record: IncidentRecord) -> None:
     step = due_step(record)
-    record.due = "due" if step else None
+    record.due = (DUE_STEP if record.scheduled else DUE_REMINDER) if step else None
     record.due_at = step
+
+
+def due_actions(record: IncidentRecord) -> list:
+    """The update actions that write the record's place on the due index."""
+    return [
+        IncidentRecord.due.set(record.due) if record.due else IncidentRecord.due.remove(),
+        IncidentRecord.due_at.set(record.due_at)
+        if record.due_at
+        else IncidentRecord.due_at.remove(),
+    ]
+
+
+def due_records(partition: str, moment: datetime) -> list[IncidentRecord]:
+    """The incidents of one due partition whose next step is at or before `moment`."""
+    return list(IncidentRecord.due_index.query(partition, IncidentRecord.due_at <= moment))
+
+
+def remind_team(record: IncidentRecord) -> None:
+    """Count one more reminder of an open incident that had no write for a while, and stage
+    the team's reminder, together. Conditioned on the incident being as read (no write since,
+    no reminder counted since): a second tick, or an update in between, sends nothing."""
+    sent = int(record.reminders_sent or 0)
+    hours = reminder_hours(record)[sent]
+    unchanged = IncidentRecord.updated_at == record.updated_at
+    if sent:
+        unchanged &= IncidentRecord.reminders_sent == sent
+    else:
+        unchanged &= IncidentRecord.reminders_sent.does_not_exist()
+
+    def change(work: Work) -> None:
+        work.quiet()  # the public page does not show reminders
+        record.reminders_sent = sent + 1
+        refresh_due(record)
+        with work.together():
+            work.update(
+                record,
+                [IncidentRecord.reminders_sent.set(sent + 1), *due_actions(record)],
+                unchanged,
+                versioned=False,
+                intent=True,
+            )
+            work.event(INCIDENT_REMINDER_EVENT, {"incident_id": record.id, "hours": hours})
+
+    unit_of_work.run(record.page_id, change)
 
 
 def _new_update(
@@ -382,7 +484,8 @@ def _apply_components(
 ) -> "component_effects.Effects":
     """The component statuses the body sets, and the incident's affected components."""
     requested = dict(fields.components or {})
-    named = list(fields.component_ids or []) + list(requested)
+    # A component both listed and given a status (as Statuspage's own examples do) is one.
+    named = list(dict.fromkeys([*(fields.component_ids or []), *requested]))
     if len(named) > MAX_COMPONENTS_PER_WRITE:
         raise errors.invalid("component_ids", f"at most {MAX_COMPONENTS_PER_WRITE} at once")
     if not named and not record.component_ids:
@@ -437,6 +540,8 @@ def create_incident(page_id: str, fields: IncidentFields) -> Incident:
             scheduled_remind_prior=bool(fields.scheduled_remind_prior),
             scheduled_auto_in_progress=bool(fields.scheduled_auto_in_progress),
             scheduled_auto_completed=bool(fields.scheduled_auto_completed),
+            **{flag: getattr(fields, flag) for flag in AUTO_TRANSITION_FLAGS},
+            reminder_intervals=reminder_intervals(fields.reminder_intervals),
             created_at=created,
             updated_at=moment,
         )
@@ -473,9 +578,12 @@ def _edit_fields(record: IncidentRecord, fields: IncidentFields, moment: datetim
         "scheduled_remind_prior",
         "scheduled_auto_in_progress",
         "scheduled_auto_completed",
+        *AUTO_TRANSITION_FLAGS,
     ):
         if flag in given and getattr(fields, flag) is not None:
             setattr(record, flag, getattr(fields, flag))
+    if "reminder_intervals" in given:
+        record.reminder_intervals = reminder_intervals(fields.reminder_intervals)
     if given & {"scheduled_for", "scheduled_until"}:
         if not record.scheduled:
             raise errors.invalid("scheduled_for", "applies to scheduled incidents only")
@@ -513,6 +621,7 @@ def update_incident(
         _edit_fields(record, fields, work.moment)
         effects = _apply_components(record, fields, work.moment)
         record.updated_at = work.moment
+        record.reminders_sent = None  # reminders count from the last write
         deliver = fields.deliver_notifications is not False
         update = None
         if fields.status is not None or fields.body is not None:

@@ -5,7 +5,8 @@ from chalicelib.domain import credentials
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
 
-ROLES = ("page_configuration", "incident_manager", "maintenance_manager")
+INCIDENT_MANAGER = "incident_manager"
+ROLES = ("page_configuration", INCIDENT_MANAGER, "maintenance_manager")
 
 
 def create_organization(name: str) -> Organization:
@@ -42,7 +43,7 @@ def create_user(
 
 def create_api_key(user: User) -> str:
     """A new key for `user`; the key itself is returned once and never stored."""
-    api_key = credentials.new_api_key()
+    api_key = credentials.new_api_key(user.id)
     ApiKey(
         credentials.api_key_hash(api_key),
         user_id=user.id,

@@ -155,6 +155,13 @@ def update_page(page: Page, fields: PageFields) -> Page:
     )
 
 
+def get_page(page_id: str) -> Page:
+    try:
+        return Page.get(page_id)
+    except Page.DoesNotExist:
+        raise errors.NotFound() from None
+
+
 def profile_of(page: Page) -> dict:
     return plain_dict(page.profile)
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids
 from chalicelib.domain import errors, pages, signing, sms_countries, unit_of_work
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import email, webhook
+from chalicelib.notify import email, sms, webhook
 from chalicelib.schemas.subscribers import SubscriberFields
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
@@ -24,7 +24,7 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
     "unsubscribed",
 )
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
-CONFIRM, UNSUBSCRIBE = "confirm", "unsubscribe"
+CONFIRM, UNSUBSCRIBE, MANAGE = "confirm", "unsubscribe", "manage"
 PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "incident"
 # Recipients read per Query: the fan-out holds about this many at a time, however many there
 # are. The first read of an audience is one delivery batch, so the first batch leaves sooner.
@@ -115,7 +115,12 @@ def _check_endpoint(endpoint: str) -> None:
         raise errors.invalid("endpoint", "must resolve to a public address")
 
 
-def create(page: Page, fields: SubscriberFields, incident_id: str | None = None) -> Subscriber:
+def create(
+    page: Page, fields: SubscriberFields, incident_id: str | None = None, *, by_reader=False
+) -> Subscriber:
+    """A subscriber made by the page's team (through the API), or `by_reader` from the public
+    page: then every kind waits for its owner to confirm (by email, or by text message), as
+    anyone could type anyone's address."""
     profile = pages.profile_of(page)
     kind = _kind(fields)
     _check_allowed(profile, kind, incident_id)
@@ -144,7 +149,7 @@ def create(page: Page, fields: SubscriberFields, incident_id: str | None = None)
         subscriber.phone_country, subscriber.phone_number = _phone(fields)
     if kind == "webhook":
         _check_endpoint(fields.endpoint)
-    if kind == "email" and not fields.skip_confirmation_notification:
+    if by_reader or (kind == "email" and not fields.skip_confirmation_notification):
         subscriber.state = UNCONFIRMED
     else:
         subscriber.confirmed_at = moment
@@ -332,17 +337,30 @@ def set_components(page_id: str, subscriber: Subscriber, component_ids: list[str
     return _write(subscriber, edit)
 
 
+def link_path_of(page_id: str, subscriber_id: str, purpose: str) -> str:
+    """The path of a signed link that works without login."""
+    token = signing.token(page_id, subscriber_id, purpose)
+    return f"/s/{page_id}/subscriptions/{token}/{purpose}"
+
+
+def link_path(subscriber: Subscriber, purpose: str) -> str:
+    return link_path_of(subscriber.page_id, subscriber.id, purpose)
+
+
+def link_of(page_id: str, subscriber_id: str, purpose: str) -> str:
+    return config.public_base_url() + link_path_of(page_id, subscriber_id, purpose)
+
+
 def link(subscriber: Subscriber, purpose: str) -> str:
     return link_of(subscriber.page_id, subscriber.id, purpose)
 
 
-def link_of(page_id: str, subscriber_id: str, purpose: str) -> str:
-    token = signing.token(page_id, subscriber_id, purpose)
-    return f"{config.public_base_url()}/s/{page_id}/subscriptions/{token}/{purpose}"
-
-
 def unsubscribe_link(subscriber: Subscriber) -> str:
     return link(subscriber, UNSUBSCRIBE)
+
+
+def manage_link(subscriber: Subscriber) -> str:
+    return link(subscriber, MANAGE)
 
 
 def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
@@ -353,13 +371,20 @@ def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
 
 
 def send_confirmation(page: Page, subscriber: Subscriber) -> None:
-    if subscriber.kind != "email" or subscriber.state != UNCONFIRMED:
+    """The confirmation link, to the address that will hear from the page: a text message
+    for an SMS subscriber, an email for the others (a webhook's is its contact address)."""
+    if subscriber.state != UNCONFIRMED:
         return
     name = pages.profile_of(page).get("name", "")
+    confirm_link = link(subscriber, CONFIRM)
+    if subscriber.kind == "sms":
+        sms.send_sms(e164(subscriber), f"[{name}] Confirm your subscription: {confirm_link}")
+        return
+    what = f"webhook notifications to {subscriber.endpoint}" if subscriber.endpoint else ""
     email.send_email(
         subscriber.email,
         f"[{name}] Confirm your subscription",
-        f"Confirm that you want notifications from {name}:\n\n{link(subscriber, CONFIRM)}\n\n"
+        f"Confirm that you want {what or 'notifications'} from {name}:\n\n{confirm_link}\n\n"
         "If you did not ask for this, ignore this message.\n",
     )
 

@@ -11,15 +11,17 @@ in order, when there are more than a transaction holds), with one conflict polic
   scheduled", "this name is still free") failing is a real conflict: `errors.Conflict`, no retry;
 - anything else is a fault and propagates.
 
+A change the public page shows also counts one more change on the page's snapshot, in its
+last transaction: the next public view rebuilds what it shows (`chalicelib.store.snapshots`).
+
 Once committed, and only then, the listeners registered with `after_commit` run: the outbox
-publishes the events, the public page refreshes. Nothing else publishes or refreshes, so a
-change is announced exactly when it landed. A listener's failure is logged, never raised: the
-change is committed and the caller must hear so (the outbox sweep and the next refresh catch up).
+publishes the events. Nothing else publishes, so a change is announced exactly when it landed. A listener's failure is logged, never raised: the
+change is committed and the caller must hear so (the outbox sweep catches up).
 
 It lives with the rules because what counts as a conflict of intent is a rule; DynamoDB's part
 (building the transaction, reading its cancellation reasons) is `chalicelib.store.base`'s, and
-publishing and page building are above the domain, so they register themselves here instead
-of being imported (`app.py` wires them).
+publishing is above the domain, so it registers itself here instead of being imported
+(`app.py` wires it).
 """
 
 import logging
@@ -36,7 +38,7 @@ from pynamodb.models import Model
 
 from chalicelib import clock, ids
 from chalicelib.domain import errors
-from chalicelib.store import base
+from chalicelib.store import base, snapshots
 from chalicelib.store.outbox import PENDING, OutboxEvent
 
 logger = logging.getLogger(__name__)
@@ -79,7 +81,6 @@ class Committed:
 
     page_id: str | None
     events: list[OutboxEvent]
-    public: bool
 
 
 class Work:
@@ -149,7 +150,7 @@ class Work:
         return event
 
     def quiet(self) -> None:
-        """The public page does not show this change: no refresh after it."""
+        """The public page does not show this change: its snapshot stays as it is."""
         self.public = False
 
     @property
@@ -157,8 +158,12 @@ class Work:
         return not self._units
 
     def _transactions(self) -> list[list[Staged]]:
+        units = list(self._units)
+        if self.public and self.page_id:
+            item, actions = snapshots.marker(self.page_id)
+            units.append([Staged("update", item, actions=actions, versioned=False)])
         batches: list[list[Staged]] = []
-        for unit in self._units:
+        for unit in units:
             if not batches or len(batches[-1]) + len(unit) > MAX_TRANSACTION_ITEMS:
                 batches.append([])
             batches[-1].extend(unit)
@@ -195,7 +200,7 @@ _listeners: list[Listener] = []
 
 
 def after_commit(*listeners: Listener) -> None:
-    """Run `listeners` after every commit, in order (publishing, then the page refresh)."""
+    """Run `listeners` after every commit, in order."""
     for listener in listeners:
         if listener not in _listeners:
             _listeners.append(listener)
@@ -222,6 +227,6 @@ def run(page_id: str | None, change: Callable[[Work], T], *, attempts: int = ATT
         except _LostRace:
             time.sleep(random.uniform(0, PAUSE_SECONDS * (attempt + 1)))
             continue
-        _announce(Committed(page_id, work.events, work.public))
+        _announce(Committed(page_id, work.events))
         return result
     raise errors.Conflict()

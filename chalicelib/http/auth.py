@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from chalicelib.domain import credentials
 from chalicelib.domain.organizations import has_role
 from chalicelib.http import errors
+from chalicelib.store.base import read_together
 from chalicelib.store.models import ApiKey, Page, User
 
 _SCHEMES = ("oauth", "bearer", "token")
@@ -14,6 +15,8 @@ _SCHEMES = ("oauth", "bearer", "token")
 class Principal:
     key_hash: str
     user: User
+    # The page the request's path names, read with the user (None: no such page, or none named).
+    page: Page | None = None
 
     @property
     def organization_id(self) -> str:
@@ -30,16 +33,29 @@ def presented_key(headers: dict, query: dict) -> str | None:
     return query.get("api_key") or None
 
 
-def authenticate(api_key: str | None) -> Principal:
+def authenticate(api_key: str | None, page_id: str | None = None) -> Principal:
+    """The key's user, with the page `page_id` read in the same round trip (and the key's own
+    item too, when the key starts with its user's id)."""
     if not api_key:
         raise errors.unauthenticated()
     key_hash = credentials.api_key_hash(api_key)
-    try:
-        key = ApiKey.get(key_hash)
-        user = User.get(key.user_id)
-    except (ApiKey.DoesNotExist, User.DoesNotExist):
-        raise errors.unauthenticated() from None
-    return Principal(key_hash, user)
+    user_id = credentials.user_hint(api_key)
+    key_checked = user_id is None
+    if key_checked:
+        try:
+            user_id = ApiKey.get(key_hash).user_id
+        except ApiKey.DoesNotExist:
+            raise errors.unauthenticated() from None
+    wanted_page = [(Page, page_id)] if page_id else []
+    wanted_key = [] if key_checked else [(ApiKey, key_hash)]
+    user, *others = read_together((User, user_id), *wanted_page, *wanted_key)
+    if not key_checked:
+        key = others.pop()
+        if key is None or key.user_id != user_id:
+            raise errors.unauthenticated()
+    if user is None:
+        raise errors.unauthenticated()
+    return Principal(key_hash, user, others[0] if page_id else None)
 
 
 def require_organization(principal: Principal, organization_id: str) -> None:
@@ -61,10 +77,12 @@ def require_role(principal: Principal, page_id: str, role: str | None) -> None:
 
 def page_for(principal: Principal, page_id: str, role: str | None = None) -> Page:
     """The page, if the caller's organization has it and the caller holds `role` there."""
-    try:
-        page = Page.get(page_id)
-    except Page.DoesNotExist:
-        raise errors.not_found() from None
+    page = principal.page if principal.page and principal.page.id == page_id else None
+    if page is None:
+        try:
+            page = Page.get(page_id)
+        except Page.DoesNotExist:
+            raise errors.not_found() from None
     require_organization(principal, page.organization_id)
     require_role(principal, page_id, role)
     return page

@@ -219,7 +219,7 @@ class Router:
                 request = _api_request(blueprint.current_request, params)
                 if authenticated:
                     request.principal = auth.authenticate(
-                        auth.presented_key(request.headers, request.query)
+                        auth.presented_key(request.headers, request.query), params.get("page_id")
                     )
                     ratelimit.check(request.principal.key_hash)
                 result = handler(request)

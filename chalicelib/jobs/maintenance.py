@@ -8,25 +8,50 @@ or two ticks that overlap, can be run again and nothing happens twice.
 
 import logging
 from datetime import datetime
+from typing import NamedTuple
 
 from chalicelib import clock
+from chalicelib.domain import components, incidents, unit_of_work
 from chalicelib.domain import incident_states as states
-from chalicelib.domain import incidents, unit_of_work
-from chalicelib.domain.errors import DomainError
 from chalicelib.domain.unit_of_work import Work
+from chalicelib.jobs import due_steps
 from chalicelib.schemas.incidents import IncidentFields
 from chalicelib.store.incidents import IncidentRecord
 
 logger = logging.getLogger(__name__)
 REMINDER_EVENT = "maintenance_reminder"
-IN_PROGRESS_BODY = (
-    "Scheduled maintenance is currently in progress. We will provide updates as necessary."
+
+
+class Step(NamedTuple):
+    """An automatic move: the status and its update's body; the incident's flag that puts
+    its components in `component_status`, and the one that notifies subscribers (both on
+    unless set false)."""
+
+    status: str
+    body: str
+    components_flag: str
+    component_status: str
+    notify_flag: str
+
+
+START = Step(
+    "in_progress",
+    "Scheduled maintenance is currently in progress. We will provide updates as necessary.",
+    "auto_transition_to_maintenance_state",
+    "under_maintenance",
+    "auto_transition_deliver_notifications_at_start",
 )
-COMPLETED_BODY = "The scheduled maintenance has been completed."
+END = Step(
+    "completed",
+    "The scheduled maintenance has been completed.",
+    "auto_transition_to_operational_state",
+    "operational",
+    "auto_transition_deliver_notifications_at_end",
+)
 
 
 def due_maintenances(moment: datetime) -> list[IncidentRecord]:
-    return list(IncidentRecord.due_index.query("due", IncidentRecord.due_at <= moment))
+    return incidents.due_records(incidents.DUE_STEP, moment)
 
 
 def _remind(record: IncidentRecord) -> None:
@@ -42,12 +67,7 @@ def _remind(record: IncidentRecord) -> None:
                 record,
                 [
                     IncidentRecord.scheduled_reminded_at.set(record.scheduled_reminded_at),
-                    IncidentRecord.due.set(record.due)
-                    if record.due
-                    else IncidentRecord.due.remove(),
-                    IncidentRecord.due_at.set(record.due_at)
-                    if record.due_at
-                    else IncidentRecord.due_at.remove(),
+                    *incidents.due_actions(record),
                 ],
                 IncidentRecord.scheduled_reminded_at.does_not_exist(),
                 versioned=False,
@@ -58,11 +78,27 @@ def _remind(record: IncidentRecord) -> None:
     unit_of_work.run(record.page_id, change)
 
 
-def _move(record: IncidentRecord, status: str, body: str, component_status: str) -> None:
+def _move(record: IncidentRecord, step: Step) -> None:
+    """Move the maintenance and, unless its flag says not to, its components; a component
+    deleted since the maintenance named it is left out (the step still happens), and a
+    group's status follows its members."""
+    moved: dict[str, str] = {}
+    if getattr(record, step.components_flag) is not False:
+        present = {
+            component.id
+            for component in components.components_of(record.page_id)
+            if not component.group
+        }
+        moved = {
+            component_id: step.component_status
+            for component_id in record.component_ids or []
+            if component_id in present
+        }
     fields = IncidentFields(
-        status=status,
-        body=body,
-        components={component_id: component_status for component_id in record.component_ids or []},
+        status=step.status,
+        body=step.body,
+        components=moved,
+        deliver_notifications=getattr(record, step.notify_flag) is not False,
     )
     incidents.update_incident(record.page_id, record.id, fields, expected_status=record.status)
 
@@ -81,25 +117,19 @@ def advance(record: IncidentRecord, moment: datetime) -> None:
         and record.status == "scheduled"
         and moment >= record.scheduled_for
     ):
-        _move(record, "in_progress", IN_PROGRESS_BODY, "under_maintenance")
+        _move(record, START)
         record = incidents.get_incident(record.page_id, record.id).record
     if (
         record.scheduled_auto_completed
         and record.status in ("scheduled", "in_progress", "verifying")
         and moment >= record.scheduled_until
     ):
-        _move(record, "completed", COMPLETED_BODY, "operational")
+        _move(record, END)
 
 
 def run(moment: datetime | None = None) -> int:
     """One tick: returns how many maintenances had a step due."""
     moment = moment or clock.now()
     due = due_maintenances(moment)
-    for record in due:
-        try:
-            advance(record, moment)
-        except DomainError:
-            # Changed by someone else (or another tick) since it was read: the next tick
-            # sees the new state.
-            logger.info("maintenance %s changed under this tick; left for the next", record.id)
+    due_steps.take(due, lambda record: advance(record, moment), "maintenance step")
     return len(due)

@@ -2,7 +2,7 @@
 
 import logging
 
-from chalicelib.jobs import maintenance
+from chalicelib.jobs import maintenance, reminders
 from chalicelib.notify import outbox
 
 logger = logging.getLogger(__name__)
@@ -10,5 +10,6 @@ logger = logging.getLogger(__name__)
 
 def tick() -> dict:
     moved = maintenance.run()
+    reminded = reminders.run()
     swept = outbox.sweep()
-    return {"maintenances": moved, "swept": swept}
+    return {"maintenances": moved, "reminders": reminded, "swept": swept}

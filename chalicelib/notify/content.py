@@ -59,6 +59,23 @@ def incident_content(
     }
 
 
+def team_reminder_content(page: Page, record: IncidentRecord, hours: int) -> dict:
+    """To the team: an open incident has had no update for `hours` hours."""
+    name = pages.profile_of(page).get("name", "")
+    link = _page_link(page, f"/incidents/{record.id}")
+    status = record.status.replace("_", " ")
+    return {
+        "subject": f"[{name}] Reminder: {record.name} is still {status}",
+        "text": (
+            f"{record.name} has had no update for {hours} hours and is still {status}.\n\n"
+            f"Post an update or resolve it: PATCH /v1/pages/{page.id}/incidents/{record.id}\n\n"
+            f"{link}\n"
+        ),
+        "sms": None,
+        "webhook": None,
+    }
+
+
 def postmortem_content(page: Page, record: IncidentRecord, body: str) -> dict:
     name = pages.profile_of(page).get("name", "")
     link = _page_link(page, f"/incidents/{record.id}")

@@ -3,8 +3,9 @@
 For each batch (one deliveries message) one transaction claims every recipient
 (`chalicelib.notify.claims`); a redelivered message finds them claimed and sends nothing.
 Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
-per recipient, at most `webhook.PER_HOST` at once to one host; one SES bulk call per batch
-of email recipients; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
+per recipient, at most `webhook.PER_HOST` at once to one host; an SES email per recipient
+(the message is made once; only its links are the recipient's own), `SES_CALLS_AT_ONCE` at
+once; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
 a page or component subscriber whose sends all fail is quarantined. Last, one write per
 batch settles its claims.
 """
@@ -20,7 +21,7 @@ from chalicelib.store.models import Page
 logger = logging.getLogger(__name__)
 # Sends in flight at once, over all the batches of one invocation.
 WORKERS = 64
-SES_CALLS_AT_ONCE = 4
+SES_CALLS_AT_ONCE = 8
 SNS_CALLS_AT_ONCE = 16
 SES_LANE, SNS_LANE = "ses", "sns"
 
@@ -56,22 +57,28 @@ def _webhook_sends(message: dict, recipients: list[dict], secret: str | None) ->
     ]
 
 
+def _email_text(text: str, recipient: dict) -> str:
+    """The message, with the recipient's own links (a team member has none)."""
+    if recipient.get("manage"):
+        text += f"\nManage your subscription: {recipient['manage']}"
+    if recipient["unsubscribe"]:
+        text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
+    return text
+
+
 def _email_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
     message_content = message["content"]
 
     def send(to: list[dict]) -> list[dict]:
-        taken = email.send_bulk(
-            message_content["subject"],
-            message_content["text"],
-            [(recipient["email"], recipient["unsubscribe"]) for recipient in to],
-        )
-        return [recipient for recipient, ok in zip(to, taken, strict=True) if not ok]
+        for recipient in to:
+            email.send_email(
+                recipient["email"],
+                message_content["subject"],
+                _email_text(message_content["text"], recipient),
+            )
+        return []
 
-    per_call = email.DESTINATIONS_PER_CALL
-    return [
-        lanes.Send(SES_LANE, recipients[start : start + per_call], send)
-        for start in range(0, len(recipients), per_call)
-    ]
+    return [lanes.Send(SES_LANE, [recipient], send) for recipient in recipients]
 
 
 def _sms_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:

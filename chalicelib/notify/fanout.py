@@ -6,14 +6,14 @@ way after the first read, and memory holds a few batches however many recipients
 """
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
-from chalicelib.domain import incidents, subscribers
+from chalicelib.domain import incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError
 from chalicelib.domain.postmortems import postmortem_of
-from chalicelib.notify import content, queues
-from chalicelib.store.models import Page
+from chalicelib.notify import content, outbox, queues
+from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.store.subscribers import Recipient
 from chalicelib.views.components import page_components
@@ -22,6 +22,20 @@ logger = logging.getLogger(__name__)
 # Recipients per delivery message: SES takes 50 destinations a call.
 BATCH_SIZE = 50
 ADDRESS_FIELDS = {"email": "email", "sms": "phone", "webhook": "endpoint"}
+
+
+def _team_member(user: User) -> dict:
+    """An organization user reminded of an open incident: no subscription to manage."""
+    return {
+        "id": user.id,
+        "kind": "email",
+        "email": user.email,
+        "phone": None,
+        "endpoint": None,
+        "unsubscribe": None,
+        "manage": None,
+        "quarantinable": False,
+    }
 
 
 def _recipient(item: Recipient) -> dict:
@@ -34,6 +48,7 @@ def _recipient(item: Recipient) -> dict:
         "unsubscribe": subscribers.link_of(
             item.page_id, item.subscriber_id, subscribers.UNSUBSCRIBE
         ),
+        "manage": subscribers.link_of(item.page_id, item.subscriber_id, subscribers.MANAGE),
         # Incident subscribers are never quarantined (CONTRACT.md, Notifications).
         "quarantinable": not item.audience.startswith(subscribers.INCIDENT_AUDIENCE + "#"),
     }
@@ -41,16 +56,23 @@ def _recipient(item: Recipient) -> dict:
     return recipient
 
 
-def _batches(recipients: Iterable[Recipient]) -> Iterator[list[dict]]:
+def _batches(recipients: Iterable, as_recipient: Callable[..., dict]) -> Iterator[list[dict]]:
     read = iter(recipients)
-    while batch := [_recipient(item) for item in islice(read, BATCH_SIZE)]:
+    while batch := [as_recipient(item) for item in islice(read, BATCH_SIZE)]:
         yield batch
 
 
-def _enqueue(event: OutboxEvent, message_content: dict, recipients: Iterable[Recipient]) -> int:
+def _enqueue(
+    event: OutboxEvent,
+    message_content: dict,
+    recipients: Iterable,
+    as_recipient: Callable[..., dict] = _recipient,
+) -> int:
+    """Enqueue `recipients` (recipient items, or what `as_recipient` makes a recipient of)
+    in batches, as they are read."""
     count = 0
     waiting: list[dict] = []
-    for batch in _batches(recipients):
+    for batch in _batches(recipients, as_recipient):
         waiting.append(
             {
                 "event_id": event.id,
@@ -95,6 +117,19 @@ def _reminder_event(event: OutboxEvent, page: Page) -> int:
     return _incident_event(event, page, reminder=True)
 
 
+def _team_reminder_event(event: OutboxEvent, page: Page) -> int:
+    record = incidents.get_record(page.id, event.payload["incident_id"])
+    if not incidents.is_open(record):
+        return 0  # resolved since
+    message = content.team_reminder_content(page, record, event.payload["hours"])
+    team = [
+        user
+        for user in organizations.users_of(page.organization_id)
+        if user.email and organizations.has_role(user, page.id, organizations.INCIDENT_MANAGER)
+    ]
+    return _enqueue(event, message, team, _team_member)
+
+
 def _postmortem_event(event: OutboxEvent, page: Page) -> int:
     record = incidents.get_incident(page.id, event.payload["incident_id"]).record
     postmortem = postmortem_of(record) or {}
@@ -125,6 +160,7 @@ def _component_event(event: OutboxEvent, page: Page) -> int:
 FANOUT = {
     "incident_update": _incident_event,
     "maintenance_reminder": _reminder_event,
+    "incident_reminder": _team_reminder_event,
     "postmortem_published": _postmortem_event,
     "component_update": _component_event,
 }
@@ -134,6 +170,7 @@ def fan_out(event_id: str) -> int:
     """Enqueue the deliveries of one event; returns how many recipients it has."""
     try:
         event = OutboxEvent.get(event_id)
+        outbox.received(event)
         page = Page.get(event.page_id)
     except (OutboxEvent.DoesNotExist, Page.DoesNotExist):
         logger.warning("event %s or its page is gone; nothing to send", event_id)

@@ -2,8 +2,11 @@
 
 A change stages its event on its unit of work (`Work.event`), in the same transaction as the
 change; after the commit the unit of work calls `publish_committed`, which sends it to the
-notifications queue. If the process dies in between, the event stays `pending` and the
-scheduled `sweep` sends it later: a notification is never lost, only late.
+notifications queue. The event stays `pending` until the fan-out receives it (`received`):
+the write pays for one send, not for a second write. If the process dies before the send, the
+scheduled `sweep` sends it later: a notification is never lost, only late. An event the sweep
+sends again while the first copy waits in the queue is fanned out twice and delivered once
+(deliveries are claimed per event and recipient).
 """
 
 import logging
@@ -24,9 +27,14 @@ def publish(events: list[OutboxEvent]) -> None:
     for event in events:
         try:
             queues.send(queues.NOTIFICATIONS, {"event_id": event.id})
-            event.update(actions=[OutboxEvent.pending.remove()])
         except Exception:
             logger.exception("outbox event %s stays pending for the sweep", event.id)
+
+
+def received(event: OutboxEvent) -> None:
+    """The queue delivered the event to the fan-out: the sweep leaves it alone from now on."""
+    if event.pending is not None:
+        event.update(actions=[OutboxEvent.pending.remove()])
 
 
 def publish_committed(committed: Committed) -> None:

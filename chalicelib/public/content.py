@@ -7,6 +7,8 @@ Views derive the rest (which days are "the past 14", how long a bar is red) when
 read, so a snapshot stays right as time passes without a write.
 """
 
+from urllib.parse import urlsplit
+
 from chalicelib import clock, config
 from chalicelib.domain import incidents as incident_rules
 from chalicelib.domain import page_status, pages
@@ -54,9 +56,17 @@ SUMMARY_BODY_CHARS = 300
 
 
 def page_url(page: Page) -> str:
+    """The page's own address: its custom domain, else the root of its host under
+    PUBLIC_DOMAIN (on the scheme and port of PUBLIC_BASE_URL), else its path there."""
     if page.domain:
         return f"https://{page.domain}"
-    return f"{config.public_base_url()}/s/{page.subdomain or page.id}"
+    base = config.public_base_url()
+    domain = config.public_domain()
+    if domain and page.subdomain:
+        address = urlsplit(base)
+        port = f":{address.port}" if address.port else ""
+        return f"{address.scheme}://{page.subdomain}.{domain}{port}"
+    return f"{base}/s/{page.subdomain or page.id}"
 
 
 def is_private(profile: dict) -> bool:

@@ -110,9 +110,49 @@ def _time_formatter(time_zone: str):
     return local_time
 
 
+@dataclass(frozen=True)
+class SubscriptionKind:
+    name: str  # the kind of subscriber
+    label: str  # "by ..."
+    setting: str  # the page flag that allows it
+
+
+SUBSCRIPTION_KINDS = (
+    SubscriptionKind("email", "email", "allow_email_subscribers"),
+    SubscriptionKind("sms", "text message", "allow_sms_subscribers"),
+    SubscriptionKind("webhook", "webhook", "allow_webhook_subscribers"),
+)
+
+
+def subscription_kinds(page: dict) -> list[SubscriptionKind]:
+    """The ways a reader may subscribe to the whole page, as the page allows."""
+    allow = page["allow"]
+    if not allow["allow_page_subscribers"]:
+        return []
+    return [kind for kind in SUBSCRIPTION_KINDS if allow[kind.setting]]
+
+
+def component_choices(data: dict) -> list[dict]:
+    """The components a reader may choose, in page order, each named with its group."""
+    names = {component["id"]: component["name"] for component in data["components"]}
+    return [
+        {
+            "id": component["id"],
+            "label": " / ".join(
+                [names[component["group_id"]], component["name"]]
+                if component.get("group_id") in names
+                else [component["name"]]
+            ),
+        }
+        for component in data["components"]
+        if not component["group"]
+    ]
+
+
 def _common(data: dict, base: str) -> dict:
     page = data["page"]
     return {
+        "subscribe": {"kinds": subscription_kinds(page)},
         "page": page,
         "colors": _colors(page),
         "base": base,
@@ -168,13 +208,6 @@ def status_page(data: dict, base: str, now: datetime) -> str:
     page = data["page"]
     today = days.today(page["time_zone"], now)
     indicator = data["status"]["indicator"]
-    allow = page["allow"]
-    subscribe = {
-        "email": allow["allow_page_subscribers"] and allow["allow_email_subscribers"],
-        "sms": allow["allow_page_subscribers"] and allow["allow_sms_subscribers"],
-        "webhook": allow["allow_page_subscribers"] and allow["allow_webhook_subscribers"],
-    }
-    subscribe["any"] = any(subscribe.values()) or allow["allow_rss_atom_feeds"]
     upcoming = sorted(
         _entries(data, UPCOMING), key=lambda entry: entry["incident"].get("scheduled_for") or ""
     )
@@ -191,7 +224,6 @@ def status_page(data: dict, base: str, now: datetime) -> str:
             upcoming=upcoming,
             days=days.past_days(data["incidents"], page["time_zone"], today),
             today=today,
-            subscribe=subscribe,
         )
     )
 
@@ -225,6 +257,55 @@ def history_page(
         older=period.before() if older else None,
         newer=None if period.after().starts_after(today) else period.after(),
     )
+
+
+def subscribe_page(
+    data: dict,
+    base: str,
+    chosen: SubscriptionKind,
+    values: dict | None = None,
+    problems: dict[str, list[str]] | None = None,
+) -> str:
+    """The reader's subscription form for one kind (`values` and `problems`: a form sent
+    back to be corrected)."""
+    return (
+        _environment()
+        .get_template("subscribe_page.html")
+        .render(
+            **_common(data, base),
+            chosen=chosen,
+            choices=component_choices(data),
+            values=values or {},
+            problems=problems or {},
+        )
+    )
+
+
+def subscription_page(
+    data: dict, base: str, subscription: dict, manage_path: str, unsubscribe_path: str, saved=False
+) -> str:
+    """What a subscriber manages from the link in every notification: its components, and a
+    way out."""
+    choices = component_choices(data) if not subscription["incident_id"] else []
+    return (
+        _environment()
+        .get_template("subscription_page.html")
+        .render(
+            **_common(data, base),
+            subscriber=subscription,
+            address=subscription["address"],
+            choices=choices,
+            manage_path=manage_path,
+            unsubscribe_path=unsubscribe_path,
+            saved=saved,
+        )
+    )
+
+
+def notice_page(data: dict, base: str, title: str, message: str, link: dict | None = None) -> str:
+    """A page's short answer to a reader (subscribed, confirmed, unsubscribed)."""
+    template = _environment().get_template("notice_page.html")
+    return template.render(**_common(data, base), title=title, message=message, link=link)
 
 
 def error_page(title: str, message: str) -> str:

@@ -103,7 +103,8 @@ def _subdomain_of(host: str) -> str | None:
     return label if label and "." not in label else None
 
 
-def _refusal(error: errors.ApiError, as_html: bool) -> Response:
+def refusal(error: errors.ApiError, as_html: bool) -> Response:
+    """The answer of a public path that cannot show what was asked."""
     if not as_html:
         headers = {"Cache-Control": "no-store", **security.for_data()}
         return json_response(error.body(), error.status, headers)
@@ -125,9 +126,12 @@ def public_view(
     as_html: bool = False,
     response=None,
     otherwise: Callable[[], Response] | None = None,
+    methods: tuple[str, ...] = ("GET", "HEAD"),
+    on: Router = router,
 ):
-    """Register a view (GET and HEAD) under `/s/{page_id}` and at the root of a custom domain.
-    `otherwise` answers instead of the refusal when there is no page to show (or it is private)."""
+    """Register a view (GET and HEAD, unless `methods` says otherwise) under `/s/{page_id}`
+    and at the root of a custom domain, on the router `on`. `otherwise` answers instead of the
+    refusal when there is no page to show (or it is private)."""
 
     def register(view: Callable[[Visit], Response]) -> Callable:
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
@@ -141,16 +145,16 @@ def public_view(
                         raise errors.unauthenticated()
                     return view(Visit(request, snapshot, base, site_url))
                 except errors.ApiError as error:
-                    return otherwise() if otherwise else _refusal(error, as_html)
+                    return otherwise() if otherwise else refusal(error, as_html)
                 except DomainError as error:
-                    refusal = errors.from_domain(error)
-                    return otherwise() if otherwise else _refusal(refusal, as_html)
+                    refused = errors.from_domain(error)
+                    return otherwise() if otherwise else refusal(refused, as_html)
 
             handler.__name__ = f"{view.__name__}{name}"
             where = "" if prefix else " (custom domain, by Host)"
-            router.route(
+            on.route(
                 (prefix + suffix) or "/",
-                ["GET", "HEAD"],
+                list(methods),
                 summary=summary + where,
                 response=response,
                 authenticated=False,

@@ -1,8 +1,9 @@
-"""The public snapshot of a page: rebuilt after every committed write that the page shows,
-read once per public view, however many components and incidents the page has.
+"""The public snapshot of a page: read once per public view, however many components and
+incidents the page has, and rebuilt by the first view after a write the page shows.
 
-The unit of work calls `refresh_committed` after each commit that touches what the public
-sees; a page never built is built on its first view. A rebuild reads only what the page shows:
+Each such write counts a change on the snapshot item in its own transaction (the unit of work
+does it), so writes never pay for the page's view; a view that finds changes the body was not
+built after (or no body: a page never viewed) rebuilds it. A rebuild reads only what the page shows:
 the page, its components, the open incidents and maintenances (a sparse index, then each one's
 updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
 incident items, each with its newest update in brief) and each showcased component's status
@@ -17,15 +18,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import clock
+from chalicelib import clock, config
 from chalicelib.domain import components, incidents, uptime
 from chalicelib.domain.pages import profile_of
-from chalicelib.domain.unit_of_work import Committed
 from chalicelib.public import content
 from chalicelib.store import snapshots
 from chalicelib.store.components import Component
 from chalicelib.store.models import Claim, Page
-from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
+from chalicelib.store.snapshots import DOMAIN, SUBDOMAIN, key_of
 
 # The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
 UPTIME_WINDOW = timedelta(days=91)
@@ -47,10 +47,13 @@ class Snapshot:
 
 
 def refresh(page_id: str) -> Snapshot | None:
-    """Rebuild the page's snapshot from consistent reads and store it under its id, its
-    subdomain and its domain. None when the page does not exist."""
+    """Rebuild the page's snapshot from consistent reads and store it. None when the page does
+    not exist."""
     # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
     read_at = datetime.now(UTC)
+    # Counted before the reads: a change committed while they run leaves the body behind it.
+    marked = snapshots.read(page_id, consistent=True)
+    changes = _changes_shown(marked, read_at)
     try:
         page = Page.get(page_id, consistent_read=True)
     except Page.DoesNotExist:
@@ -75,13 +78,21 @@ def refresh(page_id: str) -> Snapshot | None:
             break
         listed //= 2
     etag = hashlib.sha256(body).hexdigest()[:32]
-    keys = [key_of(PAGE, page.id), key_of(SUBDOMAIN, page.subdomain)]
-    if page.domain:
-        keys.append(key_of(DOMAIN, page.domain))
-    previous = snapshots.read_own(page.id)
-    if snapshots.write(page.id, keys, body, etag, read_at) and previous is not None:
-        snapshots.remove(page.id, [key for key in previous.aliases or [] if key not in keys])
+    snapshots.write(page.id, body, etag, changes, read_at)
     return Snapshot(page.id, etag, data)
+
+
+def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> int:
+    """The changes a body built from reads starting at `read_at` shows for sure. The indexes
+    may still miss a change younger than they take to settle: such a body counts one change
+    less, and the next view builds again."""
+    if marked is None:
+        return 0
+    changes = int(marked.changes or 0)
+    settle = timedelta(seconds=config.index_settle_seconds())
+    if changes and marked.changed_at is not None and read_at - marked.changed_at < settle:
+        return changes - 1
+    return changes
 
 
 def _entries(page_id: str) -> list[dict]:
@@ -112,12 +123,6 @@ def _trimmed(entries: list[dict], listed: int) -> list[dict]:
     return kept
 
 
-def refresh_committed(committed: Committed) -> None:
-    """After a commit the public page shows: rebuild the page's snapshot."""
-    if committed.public and committed.page_id:
-        refresh(committed.page_id)
-
-
 def _uptime_history(page: Page, records: list[Component]) -> dict:
     """Start and statuses over the bars' window of each showcased component (a Query each)."""
     time_zone = profile_of(page).get("time_zone") or "Etc/UTC"
@@ -132,60 +137,31 @@ def _uptime_history(page: Page, records: list[Component]) -> dict:
 
 
 def load_by_reference(reference: str) -> Snapshot | None:
-    """The snapshot of the page a public path names by id or subdomain: one GetItem. A page id
-    always names its own page, even before its snapshot is built and when another page's
-    subdomain has the same shape (that costs a GetItem of the page, once)."""
+    """The snapshot of the page a public path names by id or subdomain. A page id always names
+    its own page, even when another page's subdomain has the same shape."""
     if _LOOKS_LIKE_PAGE_ID.match(reference):
-        found = _stored(key_of(PAGE, reference))
+        found = load(reference)
         if found is not None:
             return found
-        if _page_exists(reference):
-            return refresh(reference)
     return load_by_subdomain(reference)
 
 
 def load_by_subdomain(subdomain: str) -> Snapshot | None:
-    """The snapshot of the page whose subdomain is `subdomain`: one GetItem."""
+    """The snapshot of the page whose subdomain is `subdomain`: its claim, then its snapshot."""
     return _load_by_name(SUBDOMAIN, subdomain)
 
 
 def load_by_domain(host: str) -> Snapshot | None:
-    """The snapshot of the page whose custom domain is `host`: one GetItem."""
+    """The snapshot of the page whose custom domain is `host`: its claim, then its snapshot."""
     return _load_by_name(DOMAIN, host)
 
 
-def _load_by_name(kind: str, name: str) -> Snapshot | None:
-    found = _stored(key_of(kind, name))
-    if found is not None:
-        return found
-    # Not built yet (or the name is new): find the page the slow way, once.
-    page_id = _claimed_by(kind, name)
-    return refresh(page_id) if page_id else None
-
-
-def _page_exists(page_id: str) -> bool:
-    try:
-        Page.get(page_id)
-    except Page.DoesNotExist:
-        return False
-    return True
-
-
-def _claimed_by(kind: str, value: str) -> str | None:
-    # Claims are named `<kind>#<value>` as snapshot keys are.
-    try:
-        return Claim.get(key_of(kind, value)).page_id
-    except Claim.DoesNotExist:
-        return None
-
-
-_decoded: OrderedDict[str, dict] = OrderedDict()
-
-
-def _stored(key: str) -> Snapshot | None:
-    item = snapshots.read(key)
-    if item is None:
-        return None
+def load(page_id: str) -> Snapshot | None:
+    """The page's snapshot: one GetItem, and a rebuild when a write came after it (or it was
+    never built). None when there is no such page."""
+    item = snapshots.read(page_id)
+    if item is None or not item.current:
+        return refresh(page_id)
     # Decoding costs more than the read under load: a warm process decodes each version once.
     data = _decoded.get(item.etag)
     if data is None:
@@ -193,4 +169,16 @@ def _stored(key: str) -> Snapshot | None:
         _decoded[item.etag] = data
         if len(_decoded) > _DECODED_CACHE_SIZE:
             _decoded.popitem(last=False)
-    return Snapshot(item.page_id, item.etag, data)
+    return Snapshot(page_id, item.etag, data)
+
+
+def _load_by_name(kind: str, name: str) -> Snapshot | None:
+    # Claims are named `<kind>#<value>` as snapshot keys are.
+    try:
+        page_id = Claim.get(key_of(kind, name)).page_id
+    except Claim.DoesNotExist:
+        return None
+    return load(page_id)
+
+
+_decoded: OrderedDict[str, dict] = OrderedDict()

@@ -20,7 +20,9 @@ class IncidentFields(Schema):
     name: Name | None = None
     status: str | None = None
     body: Text | None = Field(None, validation_alias=AliasChoices("body", "message"))
-    wants_social_update: bool | None = None
+    wants_social_update: bool | None = Field(
+        None, validation_alias=AliasChoices("wants_social_update", "wants_twitter_update")
+    )
     impact_override: Annotated[Impact | None, Clearable] = None
     component_ids: list[str] | None = None
     components: dict[str, ComponentStatus] | None = Field(
@@ -31,8 +33,30 @@ class IncidentFields(Schema):
     scheduled_for: datetime | None = None
     scheduled_until: datetime | None = None
     scheduled_remind_prior: bool | None = None
-    scheduled_auto_in_progress: bool | None = None
+    scheduled_auto_in_progress: bool | None = Field(
+        None,
+        validation_alias=AliasChoices("scheduled_auto_in_progress", "scheduled_auto_transition"),
+    )
     scheduled_auto_completed: bool | None = None
+    auto_transition_to_maintenance_state: bool | None = Field(
+        None, description="components go under maintenance at the automatic start (default true)"
+    )
+    auto_transition_to_operational_state: bool | None = Field(
+        None, description="components go back to operational at the automatic end (default true)"
+    )
+    auto_transition_deliver_notifications_at_start: bool | None = Field(
+        None, description="the automatic start notifies subscribers (default true)"
+    )
+    auto_transition_deliver_notifications_at_end: bool | None = Field(
+        None, description="the automatic end notifies subscribers (default true)"
+    )
+    reminder_intervals: Annotated[str | list[int] | None, Clearable] = Field(
+        None,
+        description=(
+            "hours without an update after which the team is reminded of an open incident: "
+            '"[3, 6, 12, 24]" (the default, null), every N hours as "N", none as "[]"'
+        ),
+    )
     backfilled: bool | None = None
     backfill_date: datetime | None = None
     template_id: str | None = None
@@ -77,6 +101,11 @@ class IncidentUpdateOut(OutSchema):
     wants_social_update: bool
     deliver_notifications: bool
     affected_components: list[AffectedComponentOut] | None
+    # Statuspage's names of the social fields.
+    wants_twitter_update: bool
+    twitter_updated_at: str | None
+    tweet_id: str | None
+    custom_tweet: str | None
 
 
 class IncidentComponentOut(OutSchema):
@@ -94,6 +123,15 @@ class IncidentComponentOut(OutSchema):
     updated_at: str | None
     start_date: str | None
     automation_email: str | None
+
+
+class IncidentImpactOut(OutSchema):
+    """Statuspage's per-product impacts (Atlassian products); this service records none."""
+
+    id: str
+    product_name: str | None
+    experiences: list[str]
+    created_at: str
 
 
 class IncidentOut(OutSchema):
@@ -114,12 +152,19 @@ class IncidentOut(OutSchema):
     postmortem_ignored: bool
     postmortem_notified_subscribers: bool
     postmortem_notified_social: bool
+    postmortem_notified_twitter: bool
     scheduled_for: str | None
     scheduled_until: str | None
     scheduled_remind_prior: bool
     scheduled_reminded_at: str | None
     scheduled_auto_in_progress: bool
     scheduled_auto_completed: bool
+    auto_transition_to_maintenance_state: bool
+    auto_transition_to_operational_state: bool
+    auto_transition_deliver_notifications_at_start: bool
+    auto_transition_deliver_notifications_at_end: bool
+    reminder_intervals: str | None
+    incident_impacts: list[IncidentImpactOut]
     shortlink: str
     created_at: str
     updated_at: str
@@ -128,7 +173,9 @@ class IncidentOut(OutSchema):
 class IncidentUpdateFields(Schema):
     body: Text | None = None
     display_at: datetime | None = None
-    wants_social_update: bool | None = None
+    wants_social_update: bool | None = Field(
+        None, validation_alias=AliasChoices("wants_social_update", "wants_twitter_update")
+    )
     deliver_notifications: bool | None = None
 
 

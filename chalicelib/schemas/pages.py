@@ -131,6 +131,7 @@ class PageOut(OutSchema):
     notifications_email_footer: str | None
     activity_score: int
     social_username: str | None
+    twitter_username: str | None = Field(description="Statuspage's name of social_username")
     viewers_must_be_team_members: bool
     ip_restrictions: str | None
     city: str | None
@@ -154,6 +155,7 @@ class PageOut(OutSchema):
     hero_cover: str | None
     email_logo: str | None
     social_logo: str | None
+    twitter_logo: str | None = Field(description="Statuspage's name of social_logo")
 
 
 class ImageOut(OutSchema):

@@ -1,9 +1,11 @@
 """What every table shares: its name from the stage, its region, on-demand billing."""
 
 from functools import lru_cache
+from typing import TypeVar
 
 from pynamodb.connection import Connection
 from pynamodb.exceptions import TransactWriteError
+from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
@@ -31,20 +33,53 @@ def plain_dict(value) -> dict:
 
 
 @lru_cache(maxsize=1)
-def _connection() -> Connection:
+def connection() -> Connection:
     # Made once: a botocore client costs tens of milliseconds to build.
     return Connection(region=config.region())
 
 
+M = TypeVar("M", bound=Model)
+
+
+def read_together(*wanted: tuple[type[M], str]) -> list[M | None]:
+    """Items of any tables by hash key, in one round trip (BatchGetItem): each one found, or
+    None, in the order asked."""
+    hash_names = {model.Meta.table_name: model._hash_key_attribute() for model, _ in wanted}
+    requests: dict[str, dict] = {}
+    for model, hash_key in dict.fromkeys(wanted):
+        attribute = hash_names[model.Meta.table_name]
+        key = {attribute.attr_name: {attribute.attr_type: attribute.serialize(hash_key)}}
+        requests.setdefault(model.Meta.table_name, {"Keys": []})["Keys"].append(key)
+    found: dict[tuple[str, str], dict] = {}
+    while requests:
+        answer = connection().client.batch_get_item(RequestItems=requests)
+        for table_name, items in answer.get("Responses", {}).items():
+            attribute = hash_names[table_name]
+            for item in items:
+                value = attribute.deserialize(item[attribute.attr_name][attribute.attr_type])
+                found[(table_name, value)] = item
+        requests = answer.get("UnprocessedKeys") or {}
+    results: list[M | None] = []
+    for model, hash_key in wanted:
+        raw = found.get((model.Meta.table_name, hash_key))
+        results.append(model.from_raw_data(raw) if raw is not None else None)
+    return results
+
+
 def transaction() -> TransactWrite:
     """A DynamoDB transaction: every write in it lands, or none does."""
-    return TransactWrite(connection=_connection())
+    return TransactWrite(connection=connection())
 
 
 # Why DynamoDB cancelled a transaction, per item: another transaction held the item
 # (`TransactionConflict`, always worth another try) or the item's condition failed.
 LOST_RACE = "TransactionConflict"
 CONDITION_FAILED = "ConditionalCheckFailed"
+
+
+def is_condition_failure(error: Exception) -> bool:
+    """Whether a single-item write failed on its condition."""
+    return getattr(error, "cause_response_code", None) == "ConditionalCheckFailedException"
 
 
 def cancellation_codes(error: TransactWriteError) -> list[str | None]:

@@ -16,6 +16,7 @@ from pynamodb.attributes import (
     JSONAttribute,
     ListAttribute,
     MapAttribute,
+    NumberAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
     VersionAttribute,
@@ -115,6 +116,15 @@ class IncidentRecord(Model):
     scheduled_reminded_at = UTCDateTimeAttribute(null=True)
     scheduled_auto_in_progress = BooleanAttribute(default=False)
     scheduled_auto_completed = BooleanAttribute(default=False)
+    # The automatic steps' effects; null means the default, true.
+    auto_transition_to_maintenance_state = BooleanAttribute(null=True)
+    auto_transition_to_operational_state = BooleanAttribute(null=True)
+    auto_transition_deliver_notifications_at_start = BooleanAttribute(null=True)
+    auto_transition_deliver_notifications_at_end = BooleanAttribute(null=True)
+    # When the team is reminded of an open incident (null: the default hours), and how many
+    # reminders went out since its last write (null: none).
+    reminder_intervals = UnicodeAttribute(null=True)
+    reminders_sent = NumberAttribute(null=True)
     postmortem = MapAttribute(null=True)
     version = VersionAttribute(null=True)
     due = UnicodeAttribute(null=True)

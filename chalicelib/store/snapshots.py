@@ -1,24 +1,27 @@
-"""Page snapshots: the public view of a page, precomputed, one item per name it answers to.
+"""Page snapshots: the public view of a page, precomputed, in one item per page.
 
-A visitor names a page by id, subdomain or custom domain; each name is a key of this table
-(`page#<id>`, `subdomain#<subdomain>`, `domain#<host>`) holding the same snapshot, so a page
-view is one GetItem whatever name it uses. The body is zlib-compressed JSON: a page with a long
-history stays far below DynamoDB's 400 KB item limit.
+A visitor names a page by id, subdomain or custom domain; a name other than the id is looked up
+in `Claim` first. The body is zlib-compressed JSON: a page with a long history stays far below
+DynamoDB's 400 KB item limit.
+
+A write the public sees does not rebuild the body: its transaction adds 1 to the item's
+`changes` (`mark_changed`), so the write costs one item more whatever the page holds. A view
+that finds `changes` ahead of `built_changes` (or no body) rebuilds the body first.
 """
 
 import zlib
-from datetime import datetime
+from datetime import UTC, datetime
 
 from pynamodb.attributes import (
     BinaryAttribute,
-    ListAttribute,
+    NumberAttribute,
     UnicodeAttribute,
     UTCDateTimeAttribute,
 )
-from pynamodb.exceptions import DeleteError, TransactWriteError
+from pynamodb.exceptions import UpdateError
 from pynamodb.models import Model
 
-from chalicelib.store.base import table_meta, transaction
+from chalicelib.store.base import is_condition_failure, table_meta
 
 PAGE = "page"
 SUBDOMAIN = "subdomain"
@@ -32,20 +35,26 @@ def key_of(kind: str, value: str) -> str:
 
 
 class PageSnapshot(Model):
-    """hash `key` (`page#<id>`, `subdomain#<s>`, `domain#<host>`).
+    """hash `key` (`page#<id>`).
 
-    `built_at` is when the reads behind the body began: a snapshot never replaces one built
-    from later reads. `aliases` (on the `page#` item only) lists the other keys written, so
-    the next refresh can remove names the page no longer has.
+    `changes` counts the public writes committed to the page; `built_changes` is the count the
+    body was built after. Until the first build the item may hold only `changes`.
     """
 
     Meta = table_meta("page-snapshots")
     key = UnicodeAttribute(hash_key=True)
-    page_id = UnicodeAttribute()
-    body = BinaryAttribute(legacy_encoding=False)
-    etag = UnicodeAttribute()
-    built_at = UTCDateTimeAttribute()
-    aliases = ListAttribute(of=UnicodeAttribute, null=True)
+    page_id = UnicodeAttribute(null=True)
+    body = BinaryAttribute(legacy_encoding=False, null=True)
+    etag = UnicodeAttribute(null=True)
+    built_at = UTCDateTimeAttribute(null=True)
+    changes = NumberAttribute(null=True)
+    changed_at = UTCDateTimeAttribute(null=True)
+    built_changes = NumberAttribute(null=True)
+
+    @property
+    def current(self) -> bool:
+        """Whether the body shows every change committed so far."""
+        return self.body is not None and (self.built_changes or 0) >= (self.changes or 0)
 
 
 def compress(text: str) -> bytes:
@@ -56,54 +65,41 @@ def decompress(body: bytes) -> str:
     return zlib.decompress(body).decode()
 
 
-def read(key: str) -> PageSnapshot | None:
-    """The snapshot stored under `key` (one GetItem), or None."""
+def marker(page_id: str) -> tuple[PageSnapshot, list]:
+    """The item and the actions that count one more change to the page's public view, for a
+    unit of work to stage in its transaction."""
+    # Wall time, as a rebuild's reads are timed: it measures how long the indexes had to settle.
+    actions = [PageSnapshot.changes.add(1), PageSnapshot.changed_at.set(datetime.now(UTC))]
+    return PageSnapshot(key_of(PAGE, page_id)), actions
+
+
+def read(page_id: str, *, consistent: bool = False) -> PageSnapshot | None:
+    """The page's snapshot item (one GetItem), or None."""
     try:
-        return PageSnapshot.get(key)
+        return PageSnapshot.get(key_of(PAGE, page_id), consistent_read=consistent)
     except PageSnapshot.DoesNotExist:
         return None
 
 
-def read_own(page_id: str) -> PageSnapshot | None:
-    """The page's own item, read consistently (a refresh compares against it)."""
+def write(page_id: str, body: bytes, etag: str, built_changes: int, built_at: datetime) -> bool:
+    """Store a body built after `built_changes` changes, leaving the count of changes alone.
+    False when a body built after as many changes or more is stored already (it stays)."""
+    item = PageSnapshot(key_of(PAGE, page_id))
     try:
-        return PageSnapshot.get(key_of(PAGE, page_id), consistent_read=True)
-    except PageSnapshot.DoesNotExist:
-        return None
-
-
-def write(page_id: str, keys: list[str], body: bytes, etag: str, built_at: datetime) -> bool:
-    """Put the snapshot under every key, all or none. False when a snapshot built from later
-    reads of this page is already stored under one of them (it stays)."""
-    aliases = [key for key in keys if key != key_of(PAGE, page_id)]
-    try:
-        with transaction() as writes:
-            for key in keys:
-                item = PageSnapshot(
-                    key,
-                    page_id=page_id,
-                    body=body,
-                    etag=etag,
-                    built_at=built_at,
-                    aliases=aliases if key == key_of(PAGE, page_id) else None,
-                )
-                # A name now held by another page is taken over: claims are unique, so the
-                # writer is the page that holds it now.
-                writes.save(
-                    item,
-                    condition=PageSnapshot.key.does_not_exist()
-                    | (PageSnapshot.page_id != page_id)
-                    | (PageSnapshot.built_at <= built_at),
-                )
-    except TransactWriteError:
-        return False
+        item.update(
+            actions=[
+                PageSnapshot.page_id.set(page_id),
+                PageSnapshot.body.set(body),
+                PageSnapshot.etag.set(etag),
+                PageSnapshot.built_at.set(built_at),
+                PageSnapshot.built_changes.set(built_changes),
+            ],
+            condition=PageSnapshot.built_changes.does_not_exist()
+            | (PageSnapshot.built_changes < built_changes)
+            | ((PageSnapshot.built_changes == built_changes) & (PageSnapshot.built_at <= built_at)),
+        )
+    except UpdateError as error:
+        if is_condition_failure(error):
+            return False
+        raise
     return True
-
-
-def remove(page_id: str, keys: list[str]) -> None:
-    """Delete names the page gave up, unless another page has taken them since."""
-    for key in keys:
-        try:
-            PageSnapshot(key).delete(condition=PageSnapshot.page_id == page_id)
-        except DeleteError:
-            pass  # gone already, or now another page's

@@ -2,7 +2,7 @@
 
 from chalicelib import clock, config
 from chalicelib.domain import incident_states as states
-from chalicelib.domain.incidents import Incident
+from chalicelib.domain.incidents import AUTO_TRANSITION_FLAGS, Incident
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.schemas.incidents import IncidentOut, IncidentUpdateOut
 from chalicelib.store.incidents import IncidentRecord
@@ -21,6 +21,10 @@ def update_out(update: IncidentRecord) -> IncidentUpdateOut:
         wants_social_update=bool(update.wants_social_update),
         deliver_notifications=bool(update.deliver_notifications),
         affected_components=update.affected_components,
+        wants_twitter_update=bool(update.wants_social_update),
+        twitter_updated_at=None,
+        tweet_id=None,
+        custom_tweet=None,
     )
 
 
@@ -57,12 +61,16 @@ def incident_out(incident: Incident) -> IncidentOut:
         postmortem_ignored=bool(postmortem.get("ignored")),
         postmortem_notified_subscribers=bool(postmortem.get("notified_subscribers")),
         postmortem_notified_social=bool(postmortem.get("notified_social")),
+        postmortem_notified_twitter=bool(postmortem.get("notified_social")),
         scheduled_for=clock.iso(record.scheduled_for),
         scheduled_until=clock.iso(record.scheduled_until),
         scheduled_remind_prior=bool(record.scheduled_remind_prior),
         scheduled_reminded_at=clock.iso(record.scheduled_reminded_at),
         scheduled_auto_in_progress=bool(record.scheduled_auto_in_progress),
         scheduled_auto_completed=bool(record.scheduled_auto_completed),
+        **{flag: getattr(record, flag) is not False for flag in AUTO_TRANSITION_FLAGS},
+        reminder_intervals=record.reminder_intervals,
+        incident_impacts=[],
         shortlink=shortlink(record),
         created_at=clock.iso(record.created_at),
         updated_at=clock.iso(record.updated_at),

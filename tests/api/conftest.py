@@ -17,13 +17,12 @@ from tests.dynamodb_calls import recording
 
 @pytest.fixture(scope="session")
 def aws():
-    from chalicelib.local import transactions
-
-    transactions.install()
     with mock_aws():
         from app import app
+        from chalicelib.local import moto_costs
         from chalicelib.local.emulator import create_resources
 
+        moto_costs.install()
         create_resources(app)
         yield
 
@@ -127,6 +126,20 @@ class World:
     api_key: str
     page_id: str
     api: Api
+
+
+@pytest.fixture
+def freeze_clock():
+    """`freeze_clock(moment)` sets the service's clock (and returns the moment); the real
+    clock is back after the test."""
+    from chalicelib import clock
+
+    def at(moment):
+        clock.freeze(moment)
+        return moment
+
+    yield at
+    clock.freeze(None)
 
 
 @pytest.fixture

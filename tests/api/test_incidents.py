@@ -314,3 +314,24 @@ def test_concurrent_appends_all_land(world, monkeypatch):
     stored = world.api.get(incidents_path(world, f"/{incident['id']}")).json
     assert failures == 0
     assert len(stored["incident_updates"]) == 81  # the first one and the 80 appended
+
+
+def test_component_in_both_component_ids_and_components_is_stored_once(world):
+    component = world.api.post(
+        f"/v1/pages/{world.page_id}/components", {"component": {"name": "REST API"}}
+    ).json
+    answer = create(
+        world,
+        {
+            "name": "Errors",
+            "component_ids": [component["id"]],
+            "components": {component["id"]: "partial_outage"},
+        },
+    )
+    assert answer.status == 201, answer.text
+    assert [shown["name"] for shown in answer.json["components"]] == ["REST API"]
+    assert answer.json["components"][0]["status"] == "partial_outage"
+    read = world.api.get(incidents_path(world, f"/{answer.json['id']}")).json
+    assert [shown["id"] for shown in read["components"]] == [component["id"]]
+    page = world.api.get(f"/s/{world.page_id}").text
+    assert "This incident affects: REST API</p>" in page

@@ -13,14 +13,9 @@ END = START + timedelta(hours=1)
 
 
 @pytest.fixture
-def frozen():
-    def at(moment):
-        clock.freeze(moment)
-        return moment
-
-    at(START - timedelta(hours=3))
-    yield at
-    clock.freeze(None)
+def frozen(freeze_clock):
+    freeze_clock(START - timedelta(hours=3))
+    return freeze_clock
 
 
 def make_maintenance(world, **flags):
@@ -191,3 +186,42 @@ def test_a_tick_reads_the_same_however_many_incidents_are_not_due(world, frozen,
     add_incidents(4990)
     with_five_thousand = tick_calls()
     assert with_ten == with_five_thousand
+
+
+def test_a_maintenance_whose_component_was_deleted_still_starts_and_completes(world, frozen):
+    incident, component = make_maintenance(
+        world, scheduled_auto_in_progress=True, scheduled_auto_completed=True
+    )
+    kept = world.api.post(
+        f"/v1/pages/{world.page_id}/components", {"component": {"name": "Cache"}}
+    ).json
+    world.api.patch(
+        f"/v1/pages/{world.page_id}/incidents/{incident['id']}",
+        {"incident": {"component_ids": [kept["id"]]}},
+    )
+    assert world.api.delete(f"/v1/pages/{world.page_id}/components/{component['id']}").status == 204
+
+    maintenance.run(frozen(START + timedelta(seconds=5)))
+    assert read(world, incident)["status"] == "in_progress"
+    assert component_status(world, kept) == "under_maintenance"
+    maintenance.run(frozen(END + timedelta(seconds=5)))
+    assert read(world, incident)["status"] == "completed"
+    assert component_status(world, kept) == "operational"
+
+
+def test_an_unexpected_failure_of_a_step_is_an_error_naming_the_incident(
+    world, frozen, monkeypatch, caplog
+):
+    from chalicelib.domain import errors, incidents
+
+    incident, _ = make_maintenance(world, scheduled_auto_in_progress=True)
+
+    def broken(*args, **kwargs):
+        raise errors.invalid("components", "something no step expects")
+
+    monkeypatch.setattr(incidents, "update_incident", broken)
+    with caplog.at_level("INFO", logger="chalicelib.jobs.maintenance"):
+        maintenance.run(frozen(START + timedelta(seconds=5)))
+    mine = [r for r in caplog.records if incident["id"] in r.getMessage()]
+    assert [r.levelname for r in mine] == ["ERROR"]
+    assert "changed under this tick" not in mine[0].getMessage()

@@ -55,43 +55,6 @@ def quick_retries(monkeypatch):
     monkeypatch.setattr(lanes, "BACKOFF_SECONDS", (0, 0))
 
 
-def sent_mails(start: int = 0) -> list[dict]:
-    """What SES sent since message `start`, one per recipient, its template rendered as SES
-    would (bulk templated email: default data, then the recipient's own)."""
-    import re
-
-    from moto.backends import get_backend
-
-    from chalicelib.notify import email
-
-    mails = []
-    for message in get_backend("ses")["123456789012"]["us-east-1"].sent_messages[start:]:
-        assert message.template == email.notification_template_name()
-        for destination in message.destinations:
-            data = {
-                **json.loads(message.template_data),
-                **json.loads(destination["ReplacementTemplateData"]),
-            }
-
-            def render(part, data=data):
-                return re.sub(r"\{\{\{(\w+)\}\}\}", lambda m: data[m.group(1)], part)
-
-            mails.append(
-                {
-                    "to": destination["Destination"]["ToAddresses"],
-                    "subject": render(email.NOTIFICATION_TEMPLATE["SubjectPart"]),
-                    "text": render(email.NOTIFICATION_TEMPLATE["TextPart"]),
-                }
-            )
-    return mails
-
-
-def mail_count() -> int:
-    from moto.backends import get_backend
-
-    return len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
-
-
 def webhook_subscriber(world, url, **extra):
     answer = world.api.post(
         f"/v1/pages/{world.page_id}/subscribers",
@@ -259,19 +222,20 @@ def test_email_and_sms_subscribers_are_sent_through_ses_and_sns(world, drain):
         f"/v1/pages/{world.page_id}/subscribers",
         {"subscriber": {"phone_country": "US", "phone_number": "4155550199"}},
     )
-    mails_before = mail_count()
+    mails_before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
     world.api.post(
         f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Mail me", "body": "Details"}}
     )
     drain()
-    mails = sent_mails(mails_before)
-    assert [m["to"] for m in mails] == [["mail@example.com"]]
-    assert "Mail me" in mails[0]["subject"] and "Unsubscribe: http" in mails[0]["text"]
+    mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[mails_before:]
+    assert [m.destinations["ToAddresses"] for m in mails] == [["mail@example.com"]]
+    assert "Mail me" in mails[0].subject and "Unsubscribe: http" in mails[0].body
     texts = get_backend("sns")["123456789012"]["us-east-1"].sms_messages
     assert any(number == "+14155550199" and "Mail me" in text for number, text in texts.values())
 
 
 def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
+    from moto.backends import get_backend
 
     world.api.post(
         f"/v1/pages/{world.page_id}/subscribers",
@@ -284,11 +248,37 @@ def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
             {"incident": {"name": "PM", "status": "resolved"}},
         ).json
         drain()
-        before = mail_count()
+        before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
         received = len(sink.received)
         path = f"/v1/pages/{world.page_id}/incidents/{incident['id']}/postmortem"
         world.api.put(path, {"postmortem": {"body_draft": "Root cause"}})
         world.api.put(path + "/publish", {"postmortem": {"notify_subscribers": True}})
         drain()
-        assert [m["subject"] for m in sent_mails(before)] == ["[Acme] Postmortem: PM"]
+        mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[before:]
+        assert [m.subject for m in mails] == ["[Acme] Postmortem: PM"]
         assert len(sink.received) == received
+
+
+def test_an_event_stays_pending_until_the_fan_out_receives_it(world, drain):
+    from datetime import timedelta
+
+    from chalicelib import clock
+    from chalicelib.notify import outbox
+    from chalicelib.store.outbox import OutboxEvent
+
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Down", "body": "Looking"}}
+    )
+    assert answer.status == 201
+    pending = OutboxEvent.pending_index.query("pending")
+    (event,) = [e for e in pending if e.payload.get("incident_id") == answer.json["id"]]
+    # Sent to the queue with the write; the write paid for no second write of the event.
+    assert event.pending == "pending"
+    drain()
+    assert OutboxEvent.get(event.id).pending is None
+    # A later sweep leaves it alone.
+    clock.freeze(clock.now() + outbox.SWEEP_AFTER + timedelta(seconds=1))
+    try:
+        assert event.id not in {e.id for e in OutboxEvent.pending_index.query("pending")}
+    finally:
+        clock.freeze(None)

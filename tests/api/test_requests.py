@@ -19,6 +19,28 @@ def test_wrong_key_is_401(world):
     assert answer.json == {"error": "Could not authenticate"}
 
 
+def test_a_key_naming_a_user_it_does_not_belong_to_is_401(world, make_world):
+    other = make_world("Other")
+    _, secret = world.api_key.split(".", 1)
+    forged = f"{other.user_id}.{secret}"
+    for key in (forged, f"{world.user_id}.{secret}x", f"{world.user_id}.{'a' * 43}"):
+        answer = world.api.as_key(key).get(f"/v1/pages/{world.page_id}")
+        assert answer.status == 401, key
+        assert answer.json == {"error": "Could not authenticate"}
+
+
+def test_a_key_made_before_keys_named_their_user_still_works(world, monkeypatch):
+    from chalicelib.domain import credentials, organizations
+    from chalicelib.store.models import User
+
+    monkeypatch.setattr(credentials, "new_api_key", lambda user_id: "k" * 43)
+    legacy = organizations.create_api_key(User.get(world.user_id))
+    assert credentials.user_hint(legacy) is None
+    answer = world.api.as_key(legacy).get(f"/v1/pages/{world.page_id}")
+    assert answer.status == 200
+    assert answer.json["id"] == world.page_id
+
+
 def test_key_in_query_parameter(world):
     answer = world.api.as_key(None).get(f"/v1/pages?api_key={world.api_key}")
     assert answer.status == 200

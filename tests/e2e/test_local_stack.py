@@ -1,6 +1,7 @@
 """`make run` for real: the stack in a subprocess, over HTTP, across a restart."""
 
 import pytest
+import requests
 
 from tests.e2e.stack import LocalStack
 
@@ -64,6 +65,12 @@ def test_links_point_where_the_stack_serves(stack):
     stack.start()
     created = stack.admin("bootstrap")
     summary = stack.get(f"/s/{created['page_id']}/api/v2/summary.json").json()
-    assert summary["page"]["url"].startswith(f"http://127.0.0.1:{stack.port}/s/")
+    # PUBLIC_DOMAIN is `localhost` locally: the page's own host, on the stack's port.
+    host = summary["page"]["url"].removeprefix("http://")
+    assert host.endswith(f".localhost:{stack.port}")
+    by_host = requests.get(
+        stack.url + "/api/v2/summary.json", headers={"Host": host}, timeout=30
+    ).json()
+    assert by_host["page"]["id"] == created["page_id"]
     feed = stack.get(f"/s/{created['page_id']}/history.rss").text
     assert f"http://127.0.0.1:{stack.port}/s/" in feed

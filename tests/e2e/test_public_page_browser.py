@@ -1,6 +1,9 @@
 """The public page in a real headless Chromium, served by the real local stack over HTTP."""
 
+import json
 import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +25,8 @@ if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in requirements-dev.txt")
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +116,7 @@ def test_visitor_sees_status_components_incident_and_maintenance(stack, browser)
 
     browser.get(admin.public_url)
 
-    # The incident's write refreshes the page snapshot (page_snapshot.refresh after writes).
+    # The first view after the writes rebuilds the page snapshot.
     assert visible_text(browser, "#status-banner") == "Major System Outage"
     components = visible_text(browser, "#components")
     for line in ("Core", "API", "Database", "Website", "Major Outage", "Operational"):
@@ -156,3 +161,73 @@ def test_a_component_named_like_markup_renders_as_text(stack, browser):
     names = [element.text for element in browser.find_elements(By.CSS_SELECTOR, ".component .name")]
     assert names == [XSS]
     assert browser.find_elements(By.CSS_SELECTOR, "img[src='x']") == []
+
+
+def mails_to(stack: LocalStack, address: str) -> list[dict]:
+    """The emails the stack sent to `address`, read back from the emulator."""
+    import requests
+
+    data = requests.get(f"http://127.0.0.1:{stack.moto_port}/moto-api/data.json", timeout=30)
+    return [
+        message
+        for message in data.json().get("ses", {}).get("Message", [])
+        if address in json.dumps(message.get("destinations"))
+    ]
+
+
+def wait_for_mails(stack: LocalStack, address: str, count: int) -> list[dict]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = mails_to(stack, address)
+        if len(found) >= count:
+            return found
+        time.sleep(0.3)
+    raise AssertionError(f"{count} mails to {address} never came: {mails_to(stack, address)}")
+
+
+def shown_after_navigation(browser, css: str) -> str:
+    """The text of `css` once the page a click led to has it (a click does not wait)."""
+    element = WebDriverWait(browser, 30).until(
+        expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
+    )
+    return element.text
+
+
+def link_in(text: str, purpose: str) -> str:
+    return re.search(rf"https?://\S+/subscriptions/\S+/{purpose}", text).group(0)
+
+
+def test_a_reader_subscribes_confirms_and_leaves_through_the_manage_link(stack, browser):
+    admin = PageAdmin(stack)
+    api = admin.create("components", "component", {"name": "API"})
+    admin.create("components", "component", {"name": "Database"})
+    address = f"reader-{admin.page_id}@example.com"
+
+    browser.get(admin.public_url)
+    browser.find_element(By.ID, "subscribe-button").click()
+    shown_after_navigation(browser, "#subscribe-form")
+    assert browser.current_url.endswith(f"/s/{admin.page_id}/subscribe")
+    browser.find_element(By.NAME, "subscriber[email]").send_keys(address)
+    browser.find_element(By.CSS_SELECTOR, f"input[value='{api['id']}']").click()
+    browser.find_element(By.CSS_SELECTOR, "#subscribe-form button[type=submit]").click()
+    assert "Check your email" in shown_after_navigation(browser, "#notice")
+
+    (confirmation,) = wait_for_mails(stack, address, 1)
+    browser.get(link_in(confirmation["body"], "confirm"))
+    assert "Subscription confirmed" in visible_text(browser, "#notice")
+    browser.find_element(By.ID, "notice-link").click()
+    assert address in shown_after_navigation(browser, "#subscription-address")
+    assert browser.find_element(By.CSS_SELECTOR, f"input[value='{api['id']}']").is_selected()
+    subscribers = stack.get(f"/v1/pages/{admin.page_id}/subscribers", admin.key).json()
+    assert [(s["email"], s["components"]) for s in subscribers] == [(address, [api["id"]])]
+
+    # Every notification carries the manage link; out through it.
+    admin.create(
+        "incidents", "incident", {"name": "API down", "components": {api["id"]: "major_outage"}}
+    )
+    notification = wait_for_mails(stack, address, 2)[-1]
+    assert "API down" in notification["subject"]
+    browser.get(link_in(notification["body"], "manage"))
+    browser.find_element(By.ID, "unsubscribe").click()
+    assert "Unsubscribed" in shown_after_navigation(browser, "#notice")
+    assert stack.get(f"/v1/pages/{admin.page_id}/subscribers", admin.key).json() == []

@@ -26,7 +26,7 @@ def visitor(world) -> Visitor:
 
 
 def publish(world) -> None:
-    """Refresh the page's snapshot, as every write will once the writes call it."""
+    """Rebuild the page's snapshot now, as the next view after a write would."""
     from chalicelib.public import snapshot as page_snapshot
 
     page_snapshot.refresh(world.page_id)

@@ -78,13 +78,13 @@ def test_a_subdomain_shaped_like_another_page_id_cannot_take_that_page(world, ma
 
 
 def test_a_page_id_names_its_own_page_before_its_snapshot_exists(world, make_world):
-    from chalicelib.store import snapshots
+    from chalicelib.store.snapshots import PAGE, PageSnapshot, key_of
 
     other = make_world("Other")
     answer = other.api.patch(f"/v1/pages/{other.page_id}", {"page": {"subdomain": world.page_id}})
     assert answer.status == 200, answer.text
     publish(other)
-    snapshots.remove(world.page_id, [snapshots.key_of(snapshots.PAGE, world.page_id)])
+    PageSnapshot(key_of(PAGE, world.page_id)).delete()
     shown = world.api.as_key(None).get(f"/s/{world.page_id}/api/v2/status.json")
     assert shown.json["page"]["id"] == world.page_id
 
@@ -118,3 +118,26 @@ def test_the_public_domain_is_a_setting(world, visitor, monkeypatch):
     assert visitor.api.get("/", headers={"Host": f"{subdomain}.localhost"}).status == 404
     monkeypatch.setenv("PUBLIC_DOMAIN", "")
     assert visitor.api.get("/", headers={"Host": host}).status == 404
+
+
+def test_summary_page_url_is_the_subdomain_host_when_public_domain_is_set(
+    world, visitor, monkeypatch
+):
+    subdomain = f"acme-{world.page_id}"
+    monkeypatch.setenv("PUBLIC_BASE_URL", "https://status.example.net")
+    monkeypatch.setenv("PUBLIC_DOMAIN", "status.example.net")
+    update_page(world, subdomain=subdomain)
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"https://{subdomain}.status.example.net"
+
+    monkeypatch.setenv("PUBLIC_BASE_URL", "http://127.0.0.1:8123")
+    monkeypatch.setenv("PUBLIC_DOMAIN", "localhost")
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"http://{subdomain}.localhost:8123"
+
+    monkeypatch.setenv("PUBLIC_DOMAIN", "")
+    publish(world)
+    summary = visitor.get("/api/v2/summary.json").json
+    assert summary["page"]["url"] == f"http://127.0.0.1:8123/s/{subdomain}"

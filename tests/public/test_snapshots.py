@@ -11,35 +11,54 @@ from chalicelib.store.snapshots import PageSnapshot, key_of
 from tests.public.conftest import make_component, make_incident, publish
 
 
-def test_refresh_writes_the_page_under_each_name(world):
-    page = world.api.get(f"/v1/pages/{world.page_id}").json
-    built = page_snapshot.refresh(world.page_id)
-    for key in (key_of("page", world.page_id), key_of("subdomain", page["subdomain"])):
-        item = snapshots.read(key)
-        assert item.page_id == world.page_id
-        assert item.etag == built.etag
-    assert json.loads(snapshots.decompress(item.body))["page"]["id"] == world.page_id
+def test_a_write_marks_the_snapshot_and_the_next_view_rebuilds_it(world, visitor):
+    assert visitor.get("/api/v2/components.json").status == 200
+    assert snapshots.read(world.page_id).current
+    make_component(world, "Checkout")
+    # The write counted one change in its own transaction and rebuilt nothing.
+    marked = snapshots.read(world.page_id)
+    assert not marked.current
+    assert "Checkout" not in snapshots.decompress(marked.body)
+    assert "Checkout" in visitor.get("/api/v2/components.json").text
+    rebuilt = snapshots.read(world.page_id)
+    assert rebuilt.current
+    assert rebuilt.built_changes == marked.changes
+    assert json.loads(snapshots.decompress(rebuilt.body))["page"]["id"] == world.page_id
+
+
+def test_a_body_built_before_the_indexes_settle_is_built_again(world, visitor, monkeypatch):
+    monkeypatch.setenv("INDEX_SETTLE_SECONDS", "60")
+    visitor.get("/api/v2/components.json")
+    make_component(world, "Checkout")
+    # Built at once after the write: it may lack what the indexes had not shown yet.
+    assert "Checkout" in visitor.get("/api/v2/components.json").text
+    assert not snapshots.read(world.page_id).current
+    monkeypatch.setenv("INDEX_SETTLE_SECONDS", "0")
+    visitor.get("/api/v2/components.json")
+    assert snapshots.read(world.page_id).current
+
+
+def test_a_quiet_write_leaves_the_snapshot_current(world, visitor):
+    visitor.get("/api/v2/components.json")
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/subscribers", {"subscriber": {"email": "a@example.com"}}
+    )
+    assert answer.status == 201, answer.text
+    assert snapshots.read(world.page_id).current
 
 
 def test_an_older_build_never_replaces_a_newer_one(world):
     built = page_snapshot.refresh(world.page_id)
-    key = key_of("page", world.page_id)
-    stored = snapshots.read(key)
+    stored = snapshots.read(world.page_id)
+    changes = int(stored.built_changes)
+    assert not snapshots.write(world.page_id, b"old", "old-etag", changes - 1, stored.built_at)
     earlier = stored.built_at - timedelta(seconds=5)
-    assert not snapshots.write(world.page_id, [key], b"old", "old-etag", earlier)
-    assert snapshots.read(key).etag == built.etag
+    assert not snapshots.write(world.page_id, b"old", "old-etag", changes, earlier)
+    assert snapshots.read(world.page_id).etag == built.etag
     later = stored.built_at + timedelta(seconds=5)
-    assert snapshots.write(world.page_id, [key], stored.body, "newer-etag", later)
-    assert snapshots.read(key).etag == "newer-etag"
-
-
-def test_a_name_another_page_holds_now_is_not_removed(world, make_world):
-    other = make_world("Other")
-    key = key_of("subdomain", f"shared-{world.page_id}")
-    now = datetime.now(UTC)
-    assert snapshots.write(other.page_id, [key], b"x", "etag", now)
-    snapshots.remove(world.page_id, [key])
-    assert snapshots.read(key).page_id == other.page_id
+    assert snapshots.write(world.page_id, stored.body, "newer-etag", changes, later)
+    assert snapshots.write(world.page_id, stored.body, "newest-etag", changes + 1, earlier)
+    assert snapshots.read(world.page_id).etag == "newest-etag"
 
 
 def test_refresh_of_a_missing_page_is_none(world):

@@ -88,16 +88,23 @@ def test_times_are_shown_in_the_page_time_zone(world, visitor, frozen_clock):
     assert "Times are shown in Asia/Tokyo." in text
 
 
+KINDS = ("email", "sms", "webhook")
+
+
 def test_subscribe_forms_follow_the_page_settings(world, visitor):
+    def form_fields() -> str:
+        return "".join(visitor.get(f"/subscribe?via={kind}").text for kind in KINDS)
+
     text = visitor.get("").text
+    assert "by email, text message, webhook" in text
     for field in ("subscriber[email]", "subscriber[phone_number]", "subscriber[endpoint]"):
-        assert f'name="{field}"' in text
+        assert f'name="{field}"' in form_fields()
     assert "history.rss" in text and "history.atom" in text
     update_page(world, allow_sms_subscribers=False, allow_rss_atom_feeds=False)
     publish(world)
     text = visitor.get("").text
-    assert 'name="subscriber[phone_number]"' not in text
-    assert 'name="subscriber[email]"' in text
+    assert 'name="subscriber[phone_number]"' not in form_fields()
+    assert 'name="subscriber[email]"' in form_fields()
     assert "history.rss" not in text
     update_page(world, allow_page_subscribers=False)
     publish(world)

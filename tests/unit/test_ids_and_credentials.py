@@ -23,7 +23,7 @@ def test_timestamps_are_utc_with_z():
 
 
 def test_keys_and_passwords_are_stored_as_hashes():
-    key = credentials.new_api_key()
+    key = credentials.new_api_key("0123456789abcdef")
     assert key not in credentials.api_key_hash(key)
     stored = credentials.password_hash("hunter22")
     assert "hunter22" not in stored

@@ -1,0 +1,191 @@
+"""The reader's subscription flow on the public page: the form (email, SMS or webhook, as the
+page allows; all components or some), the confirmation link's page, and the page to manage or
+cancel a subscription from the link in every notification.
+
+Every subscription a reader makes waits for its owner to confirm it (`subscribers.create`
+with `by_reader`). The links carry signed tokens, so they work without login:
+`/s/{page_id}/subscriptions/{token}/confirm`, `.../manage` and `.../unsubscribe`. Every answer
+is uncached and carries the public pages' security headers.
+"""
+
+from collections.abc import Callable
+from functools import wraps
+
+from chalice import Blueprint, Response
+
+from chalicelib.domain import pages, subscribers
+from chalicelib.domain.errors import DomainError
+from chalicelib.http import errors
+from chalicelib.http.routing import ApiRequest, Router, Style, json_response
+from chalicelib.public import caching, html, security
+from chalicelib.public import snapshot as page_snapshot
+from chalicelib.public.routes import HTML, Visit, public_view, refusal
+from chalicelib.schemas.subscribers import SubscriberCreate
+from chalicelib.store.subscribers import Subscriber
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "public status page")
+LINK = "/s/{page_id}/subscriptions/{token}"
+
+
+def _html(body: str, status: int = 200) -> Response:
+    return caching.uncached(body, status, HTML, security.for_html(body))
+
+
+def _chosen_kind(visit: Visit) -> html.SubscriptionKind:
+    kinds = html.subscription_kinds(visit.data["page"])
+    if not kinds:
+        raise errors.not_found()  # the page takes no subscribers from its readers
+    wanted = visit.request.query.get("via")
+    return next((kind for kind in kinds if kind.name == wanted), kinds[0])
+
+
+def _address(subscriber: Subscriber) -> str:
+    """Where the confirmation went: the number of an SMS subscriber, else the email."""
+    if subscriber.kind == "sms":
+        return subscribers.address_of(subscriber)
+    return subscriber.email or ""
+
+
+def _wants_json(request: ApiRequest) -> bool:
+    accept = request.headers.get("accept", "")
+    return "application/json" in accept and "text/html" not in accept
+
+
+@public_view("/subscribe", "Subscribe to updates: the form", as_html=True, on=router)
+def subscribe_form(visit: Visit) -> Response:
+    return _html(html.subscribe_page(visit.data, visit.base, _chosen_kind(visit)))
+
+
+@public_view(
+    "/subscribe",
+    "Subscribe to updates: the form sent (subscriber[...] fields, as the API takes them)",
+    as_html=True,
+    methods=("POST",),
+    on=router,
+)
+def subscribe(visit: Visit) -> Response:
+    chosen = _chosen_kind(visit)
+    try:
+        fields = visit.request.parse(SubscriberCreate).subscriber
+        page = pages.get_page(visit.snapshot.page_id)
+        subscriber = subscribers.create(page, fields, by_reader=True)
+    except (errors.ApiError, DomainError) as error:
+        refused = error if isinstance(error, errors.ApiError) else errors.from_domain(error)
+        if refused.status != 422:
+            raise
+        if _wants_json(visit.request):
+            return json_response(
+                refused.body(), 422, {"Cache-Control": "no-store", **security.for_data()}
+            )
+        sent = visit.request.body.get("subscriber")
+        values = sent if isinstance(sent, dict) else {}
+        return _html(
+            html.subscribe_page(visit.data, visit.base, chosen, values, refused.errors), 422
+        )
+    where = "phone" if subscriber.kind == "sms" else "email"
+    return _html(
+        html.notice_page(
+            visit.data,
+            visit.base,
+            f"Check your {where}",
+            f"We sent a link to {_address(subscriber)}: open it to confirm your subscription.",
+        )
+    )
+
+
+class Visitor:
+    """One visit through a signed link: the subscriber it names and its page's snapshot."""
+
+    def __init__(self, request: ApiRequest, purpose: str):
+        page_id = request.params["page_id"]
+        self.subscriber = subscribers.by_token(page_id, request.params["token"], purpose)
+        snapshot = page_snapshot.load_by_reference(page_id)
+        if snapshot is None:
+            raise errors.not_found()
+        self.data = snapshot.content
+        self.base = f"/s/{page_id}"
+
+    def notice(self, title: str, message: str, link: dict | None = None) -> Response:
+        return _html(html.notice_page(self.data, self.base, title, message, link))
+
+    def subscription(self, *, saved: bool = False) -> Response:
+        subscriber = self.subscriber
+        shown = {
+            "kind": subscriber.kind,
+            "state": subscriber.state,
+            "incident_id": subscriber.incident_id,
+            "component_ids": list(subscriber.component_ids or []),
+            "address": subscriber.endpoint
+            if subscriber.kind == "webhook"
+            else _address(subscriber),
+        }
+        body = html.subscription_page(
+            self.data,
+            self.base,
+            shown,
+            subscribers.link_path(subscriber, subscribers.MANAGE),
+            subscribers.link_path(subscriber, subscribers.UNSUBSCRIBE),
+            saved=saved,
+        )
+        return _html(body)
+
+
+def _link_view(suffix: str, methods: list[str], summary: str):
+    """A route of a signed link; what it cannot show is an HTML page, as the rest of the
+    public page's are."""
+
+    def register(view: Callable[[ApiRequest], Response]) -> Callable:
+        @wraps(view)
+        def handler(request: ApiRequest) -> Response:
+            try:
+                return view(request)
+            except errors.ApiError as error:
+                return refusal(error, as_html=True)
+            except DomainError as error:
+                return refusal(errors.from_domain(error), as_html=True)
+
+        router.route(
+            LINK + suffix, methods, summary=summary, authenticated=False, style=Style.CURRENT
+        )(handler)
+        return view
+
+    return register
+
+
+@_link_view("/confirm", ["GET", "POST"], "Confirm a subscription (link in the confirmation)")
+def confirm_subscription(request: ApiRequest) -> Response:
+    visitor = Visitor(request, subscribers.CONFIRM)
+    subscribers.confirm(visitor.subscriber)
+    return visitor.notice(
+        "Subscription confirmed",
+        "You will now receive notifications from this status page.",
+        {
+            "href": subscribers.link_path(visitor.subscriber, subscribers.MANAGE),
+            "text": "Manage your subscription",
+        },
+    )
+
+
+@_link_view("/manage", ["GET"], "Manage a subscription (link in every notification)")
+def manage_subscription(request: ApiRequest) -> Response:
+    return Visitor(request, subscribers.MANAGE).subscription()
+
+
+@_link_view("/manage", ["POST"], "Choose a subscription's components (none: all of them)")
+def save_subscription(request: ApiRequest) -> Response:
+    visitor = Visitor(request, subscribers.MANAGE)
+    chosen = request.parse(SubscriberCreate).subscriber.component_ids if request.body else None
+    visitor.subscriber = subscribers.set_components(
+        visitor.subscriber.page_id, visitor.subscriber, list(chosen or [])
+    )
+    return visitor.subscription(saved=True)
+
+
+@_link_view("/unsubscribe", ["GET", "POST"], "Unsubscribe (link in every notification)")
+def unsubscribe(request: ApiRequest) -> Response:
+    visitor = Visitor(request, subscribers.UNSUBSCRIBE)
+    subscribers.unsubscribe(visitor.subscriber)
+    return visitor.notice(
+        "Unsubscribed", "You will no longer receive notifications from this status page."
+    )
