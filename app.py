@@ -57,11 +57,10 @@ def fan_out_notifications(event):
         fanout.fan_out(json.loads(record.body)["event_id"])
 
 
-@app.on_sqs_message(queue=config.queue_name(queues.DELIVERIES), batch_size=1)
+@app.on_sqs_message(queue=config.queue_name(queues.DELIVERIES), batch_size=10)
 def deliver_notifications(event):
-    """One batch of recipients of one event: email, SMS, webhooks."""
-    for record in event:
-        deliver.deliver(json.loads(record.body))
+    """Up to 10 batches of recipients, sent at once: email, SMS, webhooks."""
+    deliver.deliver_all([json.loads(record.body) for record in event])
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))

@@ -2,6 +2,7 @@
 
     python -m chalicelib.admin bootstrap
     python -m chalicelib.admin create-key --user USER_ID
+    python -m chalicelib.admin index-recipients
 
 On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
 and AWS credentials, to the deployed tables.
@@ -31,6 +32,22 @@ def bootstrap(
         "api_key": api_key,
         "page_id": page.id,
     }
+
+
+def index_recipients() -> int:
+    """Give subscribers stored before the recipient items existed their items (once; a Scan,
+    so never on a request path). The local stack runs it at start; on AWS run it once after
+    deploying this version."""
+    from chalicelib.domain import subscribers
+    from chalicelib.store.subscribers import Subscriber
+
+    if subscribers.recipient_items_are_current():
+        return 0
+    return subscribers.index_recipients(Subscriber.scan())
+
+
+def _index_recipients(args) -> dict:
+    return {"indexed_subscribers": index_recipients()}
 
 
 def _create_org(args) -> dict:
@@ -107,6 +124,11 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--organization", required=True)
     command.add_argument("--name", required=True)
     command.set_defaults(run=_create_page)
+
+    command = commands.add_parser(
+        "index-recipients", help="recipient items for subscribers stored before they existed"
+    )
+    command.set_defaults(run=_index_recipients)
     return root
 
 

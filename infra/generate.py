@@ -74,6 +74,16 @@ PARAMETERS = {
         "Description": "Every page is also served at the root of {subdomain}.<this domain> "
         "(a wildcard custom domain of the API); empty turns that off.",
     },
+    "DeliveryConcurrency": {
+        "Type": "Number",
+        "Default": 20,
+        "MinValue": 2,
+        "MaxValue": 1000,
+        "Description": "How many delivery functions run at once (each sends up to 10 batches "
+        "of 50 recipients): their reserved concurrency, so a burst of notifications cannot "
+        "take the account's whole Lambda concurrency, and the most the deliveries queue "
+        "starts at once. See README, Notifications, Throughput on AWS.",
+    },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",
         "Type": "String",
@@ -354,6 +364,24 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
     return resources
 
 
+# The function that sends: it scales out by batch, up to the `DeliveryConcurrency` parameter.
+DELIVERY_FUNCTION = "deliver_notifications"
+
+
+def _delivery_overrides(function: dict) -> dict:
+    """Reserved concurrency, and the same cap on the queue's event source: Lambda then never
+    hands the function more batches than it may run (a throttled batch would count a
+    receive towards the dead-letter queue)."""
+    concurrency = {"Ref": "DeliveryConcurrency"}
+    event_source = to_cfn_resource_name(function["name"]) + "SqsEventSource"
+    return {
+        "ReservedConcurrentExecutions": concurrency,
+        "Events": {
+            event_source: {"Properties": {"ScalingConfig": {"MaximumConcurrency": concurrency}}}
+        },
+    }
+
+
 def function_overrides(stage: str) -> dict[str, dict]:
     """What the template adds to the functions Chalice emits (merged key by key).
 
@@ -366,17 +394,19 @@ def function_overrides(stage: str) -> dict[str, dict]:
         depends_on = ["AppPolicy"]
         if function["queue"]:
             depends_on.append(function["logical_id"] + "QueuePolicy")
-        overrides[function["logical_id"]] = {
-            "DependsOn": depends_on,
-            "Properties": {
-                "FunctionName": function["function_name"],
-                "Environment": {
-                    "Variables": {
-                        spec["variable"]: {"Ref": name} for name, spec in PARAMETERS.items()
-                    }
-                },
+        properties = {
+            "FunctionName": function["function_name"],
+            "Environment": {
+                "Variables": {
+                    spec["variable"]: {"Ref": name}
+                    for name, spec in PARAMETERS.items()
+                    if "variable" in spec
+                }
             },
         }
+        if function["name"] == DELIVERY_FUNCTION:
+            properties.update(_delivery_overrides(function))
+        overrides[function["logical_id"]] = {"DependsOn": depends_on, "Properties": properties}
     return overrides
 
 

@@ -5,6 +5,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    # Concurrent deliveries connect at once: a backlog of 5 would drop SYNs (1 s retries).
+    request_queue_size = 128
+
+
 class WebhookSink:
     def __init__(self, status: int = 200):
         self.status = status
@@ -30,7 +35,7 @@ class WebhookSink:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

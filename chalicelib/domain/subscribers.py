@@ -7,14 +7,16 @@ from everything else).
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from chalicelib import clock, config, ids, schemas
-from chalicelib.domain import errors, pages, signing, sms_countries
+from chalicelib.domain import errors, pages, signing, sms_countries, unit_of_work
 from chalicelib.domain.components import check_named, components_of
 from chalicelib.notify import email, sms, webhook
 from chalicelib.store.models import Page
-from chalicelib.store.subscribers import Subscriber
+from chalicelib.store.subscribers import Recipient, Setting, Subscriber
 
 ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
     "active",
@@ -24,6 +26,14 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
 )
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
 CONFIRM, UNSUBSCRIBE, MANAGE = "confirm", "unsubscribe", "manage"
+PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "incident"
+# Recipients read per Query: the fan-out holds about this many at a time, however many there
+# are. The first read of an audience is one delivery batch, so the first batch leaves sooner.
+RECIPIENTS_PER_READ = 500
+FIRST_READ = 50
+# The recipient items were added after subscribers were first stored: data written before has
+# none until `index_recipients` makes them (the local stack does at start; on AWS the admin CLI).
+RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-v1")
 # Which page setting allows which kind, and the field a refusal names.
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
@@ -145,7 +155,7 @@ def create(
     else:
         subscriber.confirmed_at = moment
     _refuse_duplicate(page.id, subscriber)
-    subscriber.save()
+    _write(subscriber, lambda new: True)
     if subscriber.state == UNCONFIRMED:
         send_confirmation(page, subscriber)
     return subscriber
@@ -204,29 +214,93 @@ def counts(page_id: str) -> dict[str, dict[str, int]]:
     return histogram
 
 
-def _set_state(subscriber: Subscriber, state: str, **stamps) -> Subscriber:
-    actions = [Subscriber.state.set(state), Subscriber.updated_at.set(clock.now())]
-    for name, value in stamps.items():
-        attribute = getattr(Subscriber, name)
-        actions.append(attribute.set(value) if value is not None else attribute.remove())
-    subscriber.update(actions=actions, add_version_condition=False)
-    return subscriber
+def audiences(subscriber: Subscriber) -> list[str]:
+    """The audiences whose events reach the subscriber: none unless active; an incident
+    subscriber's incident; a component subscriber's components; else the whole page."""
+    if subscriber.state != ACTIVE:
+        return []
+    if subscriber.incident_id:
+        return [f"{INCIDENT_AUDIENCE}#{subscriber.incident_id}"]
+    if subscriber.component_ids:
+        return [f"{COMPONENT_AUDIENCE}#{c}" for c in dict.fromkeys(subscriber.component_ids)]
+    return [f"{PAGE_AUDIENCE}#{subscriber.page_id}"]
+
+
+def _recipient_item(subscriber: Subscriber, audience: str) -> Recipient:
+    return Recipient(
+        audience,
+        f"{subscriber.kind}#{subscriber.id}",
+        page_id=subscriber.page_id,
+        subscriber_id=subscriber.id,
+        kind=subscriber.kind,
+        address=address_of(subscriber),
+        created_at=subscriber.created_at,
+    )
+
+
+def recipient_items(subscriber: Subscriber) -> list[Recipient]:
+    """The recipient items the subscriber has in its state now."""
+    return [_recipient_item(subscriber, audience) for audience in audiences(subscriber)]
+
+
+def _stage_recipients(work: unit_of_work.Work, subscriber: Subscriber, before: list[str]) -> None:
+    after = audiences(subscriber)
+    for audience in before:
+        if audience not in after:
+            work.delete(_recipient_item(subscriber, audience))
+    for audience in after:
+        if audience not in before:
+            work.save(_recipient_item(subscriber, audience))
+
+
+def _write(subscriber: Subscriber, edit: Callable[[Subscriber], bool]) -> Subscriber:
+    """`edit` the subscriber (False: nothing to change) and write it with its recipient items
+    in one unit of work, on its version; a lost race edits a fresh read again."""
+    attempts = []
+
+    def change(work: unit_of_work.Work) -> Subscriber:
+        work.quiet()  # the public page shows no subscriber
+        current = subscriber
+        if attempts and subscriber.version is not None:
+            current = Subscriber.get(subscriber.page_id, subscriber.id, consistent_read=True)
+        attempts.append(current)
+        before = audiences(current) if current.version is not None else []
+        if not edit(current):
+            return current
+        current.updated_at = work.moment
+        work.save(current)
+        _stage_recipients(work, current, before)
+        return current
+
+    return unit_of_work.run(subscriber.page_id, change)
+
+
+def _move(subscriber: Subscriber, moves: dict[str, str], **stamps) -> Subscriber:
+    """Move the subscriber to `moves[its state]`, if its state (as read when written) has one."""
+
+    def edit(current: Subscriber) -> bool:
+        if current.state not in moves:
+            return False
+        current.state = moves[current.state]
+        for name, value in stamps.items():
+            setattr(current, name, value)
+        return True
+
+    return _write(subscriber, edit)
 
 
 def unsubscribe(subscriber: Subscriber) -> Subscriber:
-    return _set_state(subscriber, UNSUBSCRIBED, unsubscribed_at=clock.now())
+    return _move(
+        subscriber, dict.fromkeys(LISTED_STATES, UNSUBSCRIBED), unsubscribed_at=clock.now()
+    )
 
 
 def confirm(subscriber: Subscriber) -> Subscriber:
-    if subscriber.state == UNCONFIRMED:
-        _set_state(subscriber, ACTIVE, confirmed_at=clock.now())
-    return subscriber
+    return _move(subscriber, {UNCONFIRMED: ACTIVE}, confirmed_at=clock.now())
 
 
 def reactivate(subscriber: Subscriber) -> Subscriber:
-    if subscriber.state == QUARANTINED:
-        _set_state(subscriber, ACTIVE, quarantined_at=None)
-    return subscriber
+    return _move(subscriber, {QUARANTINED: ACTIVE}, quarantined_at=None)
 
 
 def quarantine_by_id(page_id: str, subscriber_id: str) -> None:
@@ -235,8 +309,8 @@ def quarantine_by_id(page_id: str, subscriber_id: str) -> None:
         subscriber = Subscriber.get(page_id, subscriber_id)
     except Subscriber.DoesNotExist:
         return
-    if subscriber.incident_id is None and subscriber.state == ACTIVE:
-        _set_state(subscriber, QUARANTINED, quarantined_at=clock.now())
+    if subscriber.incident_id is None:
+        _move(subscriber, {ACTIVE: QUARANTINED}, quarantined_at=clock.now())
 
 
 def selected(
@@ -256,24 +330,30 @@ def set_components(page_id: str, subscriber: Subscriber, component_ids: list[str
     if subscriber.incident_id:
         raise errors.invalid("component_ids", "incident subscribers follow one incident")
     _check_components(page_id, component_ids)
-    subscriber.update(
-        actions=[
-            Subscriber.component_ids.set(list(dict.fromkeys(component_ids))),
-            Subscriber.updated_at.set(clock.now()),
-        ],
-        add_version_condition=False,
-    )
-    return subscriber
+
+    def edit(current: Subscriber) -> bool:
+        current.component_ids = list(dict.fromkeys(component_ids))
+        return True
+
+    return _write(subscriber, edit)
+
+
+def link_path_of(page_id: str, subscriber_id: str, purpose: str) -> str:
+    """The path of a signed link that works without login."""
+    token = signing.token(page_id, subscriber_id, purpose)
+    return f"/s/{page_id}/subscriptions/{token}/{purpose}"
 
 
 def link_path(subscriber: Subscriber, purpose: str) -> str:
-    """The path of a signed link that works without login."""
-    token = signing.token(subscriber.page_id, subscriber.id, purpose)
-    return f"/s/{subscriber.page_id}/subscriptions/{token}/{purpose}"
+    return link_path_of(subscriber.page_id, subscriber.id, purpose)
+
+
+def link_of(page_id: str, subscriber_id: str, purpose: str) -> str:
+    return config.public_base_url() + link_path_of(page_id, subscriber_id, purpose)
 
 
 def link(subscriber: Subscriber, purpose: str) -> str:
-    return config.public_base_url() + link_path(subscriber, purpose)
+    return link_of(subscriber.page_id, subscriber.id, purpose)
 
 
 def unsubscribe_link(subscriber: Subscriber) -> str:
@@ -311,31 +391,81 @@ def send_confirmation(page: Page, subscriber: Subscriber) -> None:
 
 
 def recipients(
-    page_id: str, *, component_ids: list[str], incident_id: str | None, since: datetime | None
-) -> list[Subscriber]:
-    """Active subscribers who hear of an update: page subscribers always, component
-    subscribers when it touches their components, incident subscribers of that incident who
-    subscribed before the update."""
-    touched = set(component_ids)
-    chosen = []
-    for subscriber in subscribers_of(page_id):
-        if subscriber.state != ACTIVE:
+    page_id: str,
+    *,
+    component_ids: list[str],
+    incident_id: str | None,
+    since: datetime | None,
+    kind: str | None = None,
+) -> Iterator[Recipient]:
+    """Active subscribers who hear of an update, read in pages as they are consumed: page
+    subscribers always, component subscribers when it touches their components, incident
+    subscribers of that incident who subscribed before the update. One Query per audience
+    (the page, each touched component, the incident), however many components a subscriber
+    follows; the audiences come sorted by member and are merged, so a subscriber of several
+    touched components is met once, holding one page of each in memory."""
+    names = [f"{PAGE_AUDIENCE}#{page_id}"]
+    names += [f"{COMPONENT_AUDIENCE}#{c}" for c in dict.fromkeys(component_ids)]
+    if incident_id:
+        names.append(f"{INCIDENT_AUDIENCE}#{incident_id}")
+    condition = Recipient.member.startswith(f"{kind}#") if kind else None
+    members = (_audience(name, condition) for name in names)
+    previous = None
+    for recipient in heapq.merge(*members, key=lambda r: r.member):
+        if recipient.member == previous:
             continue
-        if subscriber.incident_id is not None:
-            if subscriber.incident_id == incident_id and (
-                since is None or subscriber.created_at <= since
-            ):
-                chosen.append(subscriber)
-        elif not subscriber.component_ids or touched & set(subscriber.component_ids):
-            chosen.append(subscriber)
-    return chosen
+        previous = recipient.member
+        if recipient.audience.startswith(INCIDENT_AUDIENCE + "#") and (
+            since is not None and recipient.created_at > since
+        ):
+            continue
+        yield recipient
 
 
-def component_recipients(page_id: str, component_id: str) -> list[Subscriber]:
-    return [
-        subscriber
-        for subscriber in subscribers_of(page_id)
-        if subscriber.state == ACTIVE
-        and subscriber.incident_id is None
-        and (not subscriber.component_ids or component_id in subscriber.component_ids)
-    ]
+def _audience(name: str, condition) -> Iterator[Recipient]:
+    first = Recipient.query(name, condition, limit=FIRST_READ, page_size=FIRST_READ)
+    yield from first
+    if first.last_evaluated_key:
+        yield from Recipient.query(
+            name,
+            condition,
+            page_size=RECIPIENTS_PER_READ,
+            last_evaluated_key=first.last_evaluated_key,
+        )
+
+
+def component_recipients(page_id: str, component_id: str, kind: str) -> Iterator[Recipient]:
+    return recipients(
+        page_id, component_ids=[component_id], incident_id=None, since=None, kind=kind
+    )
+
+
+def recipient_items_are_current() -> bool:
+    name, layout = RECIPIENTS_LAYOUT
+    try:
+        return Setting.get(name, consistent_read=True).value == layout
+    except Setting.DoesNotExist:
+        return False
+
+
+def index_recipients(subscribers: Iterator[Subscriber]) -> int:
+    """Write the recipient items of subscribers stored before they existed (idempotent), then
+    note that the layout is current; returns how many subscribers hear of something."""
+    indexed = 0
+    for subscriber in subscribers:
+        if not audiences(subscriber):
+            continue
+
+        def change(work: unit_of_work.Work, subscriber=subscriber) -> None:
+            work.quiet()
+            _stage_recipients(work, subscriber, [])
+
+        unit_of_work.run(subscriber.page_id, change)
+        indexed += 1
+
+    def mark(work: unit_of_work.Work) -> None:
+        work.quiet()
+        work.save(Setting(RECIPIENTS_LAYOUT[0], value=RECIPIENTS_LAYOUT[1]))
+
+    unit_of_work.run(None, mark)
+    return indexed

@@ -28,12 +28,13 @@ def main() -> int:
 
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
-    from chalicelib.admin import bootstrap
+    from chalicelib.admin import bootstrap, index_recipients
     from chalicelib.local import events, server
     from chalicelib.local.emulator import Emulator
 
     emulator = Emulator(moto_port, Path(os.environ.get("DATA_DIR", ".data")))
     had_data = emulator.start(app)
+    index_recipients()  # data of an earlier version: subscribers without recipient items
     if not had_data:
         created = bootstrap()
         print("First start: made an organization, an owner, an API key and a page.")

@@ -13,6 +13,9 @@ from chalicelib import config
 
 logger = logging.getLogger(__name__)
 ACCOUNT = "123456789012"
+# Pollers per queue: as Lambda runs a queue's function in several instances at once, so one
+# batch's claims and settling overlap another's sends.
+INSTANCES_PER_QUEUE = 2
 
 
 class _Context:
@@ -63,8 +66,8 @@ class Poller(threading.Thread):
     """Long-polls one queue and hands each batch to its function; deletes only what was
     handled without an exception, so a failing message comes back as on AWS."""
 
-    def __init__(self, app, source: SQSEventConfig, stopped: threading.Event):
-        super().__init__(name=f"poll-{source.queue}", daemon=True)
+    def __init__(self, app, source: SQSEventConfig, stopped: threading.Event, number: int = 0):
+        super().__init__(name=f"poll-{source.queue}-{number}", daemon=True)
         self.handler = app.handler_map[source.name]
         self.source = source
         self.stopped = stopped
@@ -131,9 +134,10 @@ class Ticker(threading.Thread):
 
 def start_all(app, tick_seconds: float, stopped: threading.Event) -> list[threading.Thread]:
     threads: list[threading.Thread] = [
-        Poller(app, source, stopped)
+        Poller(app, source, stopped, number)
         for source in app.event_sources
         if isinstance(source, SQSEventConfig) and source.queue
+        for number in range(INSTANCES_PER_QUEUE)
     ]
     threads.append(Ticker(app, tick_seconds, stopped))
     for thread in threads:

@@ -11,13 +11,21 @@ with 2,000 incidents the local stack measured the emulator, not the service:
   key condition can match (found with plain comparisons of stored values); it then applies
   every rule of its own to them as before, so the answers do not change. A global index
   finds its hash key's items through `_IndexEntries`, kept up to date as items are written.
+
+And moto parses every condition expression anew, twice per item of a transaction; a condition
+without values (a delivery claim's `attribute_not_exists`, the same for each of the 50 items
+of a batch) is parsed once here and kept.
 """
 
 import copy
+import json
 import threading
+from functools import lru_cache
 from typing import Any
 
+from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
+from moto.dynamodb.models import table as dynamodb_tables
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 
@@ -205,6 +213,17 @@ def _candidates(table: Table, hash_key, range_comparison, range_objs, index_name
     return kept
 
 
+@lru_cache(maxsize=256)
+def _parsed_without_values(expression: str, names: str):
+    return comparisons.get_filter_expression(expression, json.loads(names), None)
+
+
+def _filter_expression(expression, names, values):
+    if values or not expression:
+        return comparisons.get_filter_expression(expression, names, values)
+    return _parsed_without_values(expression, json.dumps(names or {}, sort_keys=True))
+
+
 def install() -> None:
     """Once per process, before the first transaction."""
     global _installed
@@ -224,6 +243,8 @@ def install() -> None:
 
     dynamodb_models.copy = _CopyKeepingTables()
     backend_class.transact_write_items = transact_write_items
+    dynamodb_models.get_filter_expression = _filter_expression
+    dynamodb_tables.get_filter_expression = _filter_expression
 
     moto_query = Table.query
     moto_all_items = Table.all_items

@@ -4,6 +4,9 @@ Made once per event by the fan-out and carried in the delivery messages, so deli
 thousand subscribers reads nothing more from DynamoDB.
 """
 
+import json
+from collections.abc import Callable
+
 from chalicelib import config
 from chalicelib.domain import incidents, page_status, pages
 from chalicelib.domain.incidents import Incident
@@ -108,3 +111,16 @@ def webhook_body(content: dict, unsubscribe_url: str) -> dict:
         "meta": {"unsubscribe": unsubscribe_url, "documentation": DOCUMENTATION_URL},
         **content["webhook"],
     }
+
+
+def webhook_bodies(content: dict) -> Callable[[str], bytes]:
+    """`webhook_body` as JSON for one unsubscribe link after another: the part that is the
+    same for every recipient (all but `meta`) is encoded once."""
+    rest = json.dumps(content["webhook"])[1:]  # without its opening brace
+    separator = ", " if content["webhook"] else ""
+
+    def body(unsubscribe_url: str) -> bytes:
+        meta = {"unsubscribe": unsubscribe_url, "documentation": DOCUMENTATION_URL}
+        return ('{"meta": ' + json.dumps(meta) + separator + rest).encode()
+
+    return body

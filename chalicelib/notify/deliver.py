@@ -1,125 +1,158 @@
-"""Delivery: one batch of recipients of one event, each sent at most once.
+"""Delivery: batches of recipients of events, each recipient sent to at most once.
 
-Before sending, a conditional put claims (event, subscriber); a redelivered SQS message finds
-the claim and sends nothing. A send is tried up to 3 times within 30 s; when all fail, a page
-or component subscriber is quarantined.
+For each batch (one deliveries message) one transaction claims every recipient
+(`chalicelib.notify.claims`); a redelivered message finds them claimed and sends nothing.
+Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
+per recipient, at most `webhook.PER_HOST` at once to one host; an SES email per recipient
+(the message is made once; only its links are the recipient's own), `SES_CALLS_AT_ONCE` at
+once; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
+a page or component subscriber whose sends all fail is quarantined. Last, one write per
+batch settles its claims.
 """
 
 import hashlib
 import hmac
-import json
 import logging
-import time
-from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
 
-from pynamodb.exceptions import PutError, TransactWriteError
-
-from chalicelib import clock
 from chalicelib.domain import pages, subscribers
-from chalicelib.notify import content, email, sms, webhook
-from chalicelib.store.base import transaction
-from chalicelib.store.deliveries import DeliveryClaim
+from chalicelib.notify import claims, content, email, lanes, sms, webhook
 from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
-ATTEMPTS = 3
-RETRY_WINDOW_SECONDS = 30
-BACKOFF_SECONDS = (2, 5)
-PARALLEL_SENDS = 8
-CLAIM_KEPT_FOR = timedelta(days=7)
+# Sends in flight at once, over all the batches of one invocation.
+WORKERS = 64
+SES_CALLS_AT_ONCE = 8
+SNS_CALLS_AT_ONCE = 16
+SES_LANE, SNS_LANE = "ses", "sns"
+
+
+class DeliveriesElsewhere(Exception):
+    """Some recipients are being sent to by another delivery of the same batch, or by one
+    that died before settling: the message must come back once their lease has run out."""
 
 
 def signature(secret: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def _claim(event_id: str, subscriber_id: str) -> DeliveryClaim | None:
-    claim = DeliveryClaim(f"{event_id}#{subscriber_id}", expires_at=clock.now() + CLAIM_KEPT_FOR)
-    try:
-        claim.save(condition=DeliveryClaim.id.does_not_exist())
-    except PutError:
-        return None  # sent (or being sent) by an earlier delivery of this message
-    return claim
+def _per_lane(lane: str) -> int:
+    return {SES_LANE: SES_CALLS_AT_ONCE, SNS_LANE: SNS_CALLS_AT_ONCE}.get(lane, webhook.PER_HOST)
 
 
-def _send_once(message: dict, recipient: dict, secret: str | None) -> bool:
-    kind = recipient["kind"]
-    message_content = message["content"]
-    try:
-        if kind == "webhook" and message_content.get("webhook"):
-            body = json.dumps(
-                content.webhook_body(message_content, recipient["unsubscribe"])
-            ).encode()
+def _webhook_sends(message: dict, recipients: list[dict], secret: str | None) -> list[lanes.Send]:
+    body_for = content.webhook_bodies(message["content"])
+
+    def post(to: list[dict]) -> list[dict]:
+        failed = []
+        for recipient in to:
+            body = body_for(recipient["unsubscribe"])
             headers = {"X-Webhook-Signature": signature(secret, body)} if secret else {}
-            return webhook.post_json(recipient["endpoint"], body, headers)
-        if kind == "email" and message_content.get("subject"):
-            text = message_content["text"]
-            if recipient.get("manage"):
-                text += f"\nManage your subscription: {recipient['manage']}"
-            if recipient["unsubscribe"]:
-                text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
-            email.send_email(recipient["email"], message_content["subject"], text)
-            return True
-        if kind == "sms" and message_content.get("sms"):
-            sms.send_sms(recipient["phone"], message_content["sms"])
-            return True
-    except Exception:
-        logger.exception("sending to subscriber %s failed", recipient["id"])
-        return False
-    return True  # nothing of this event is for this kind of subscriber
+            if not webhook.post_json(recipient["endpoint"], body, headers):
+                failed.append(recipient)
+        return failed
+
+    return [
+        lanes.Send(webhook.lane_of(recipient["endpoint"]), [recipient], post)
+        for recipient in recipients
+    ]
 
 
-def _send(message: dict, recipient: dict, secret: str | None) -> bool:
-    started = time.monotonic()
-    for attempt in range(ATTEMPTS):
-        if _send_once(message, recipient, secret):
-            return True
-        if attempt < len(BACKOFF_SECONDS):
-            pause = BACKOFF_SECONDS[attempt]
-            if time.monotonic() - started + pause > RETRY_WINDOW_SECONDS:
-                break
-            time.sleep(pause)
-    return False
+def _email_text(text: str, recipient: dict) -> str:
+    """The message, with the recipient's own links (a team member has none)."""
+    if recipient.get("manage"):
+        text += f"\nManage your subscription: {recipient['manage']}"
+    if recipient["unsubscribe"]:
+        text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
+    return text
 
 
-def _claim_all(event_id: str, recipients: list[dict]) -> list[dict]:
-    """The recipients this delivery may send to. One transaction claims the whole batch; only
-    when some were claimed before (a redelivered message) is each claimed on its own."""
-    try:
-        with transaction() as writes:
-            for recipient in recipients:
-                writes.save(
-                    DeliveryClaim(
-                        f"{event_id}#{recipient['id']}", expires_at=clock.now() + CLAIM_KEPT_FOR
-                    ),
-                    condition=DeliveryClaim.id.does_not_exist(),
-                )
-        return recipients
-    except TransactWriteError:
-        return [r for r in recipients if _claim(event_id, r["id"]) is not None]
+def _email_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
+    message_content = message["content"]
+
+    def send(to: list[dict]) -> list[dict]:
+        for recipient in to:
+            email.send_email(
+                recipient["email"],
+                message_content["subject"],
+                _email_text(message_content["text"], recipient),
+            )
+        return []
+
+    return [lanes.Send(SES_LANE, [recipient], send) for recipient in recipients]
 
 
-def _deliver_one(message: dict, recipient: dict, secret: str | None) -> bool:
-    delivered = _send(message, recipient, secret)
-    if not delivered:
-        DeliveryClaim(f"{message['event_id']}#{recipient['id']}").update(
-            actions=[DeliveryClaim.outcome.set("failed")]
-        )
-        if recipient["quarantinable"]:
-            subscribers.quarantine_by_id(message["page_id"], recipient["id"])
+def _sms_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
+    text = message["content"]["sms"]
+
+    def send(to: list[dict]) -> list[dict]:
+        for recipient in to:
+            sms.send_sms(recipient["phone"], text)
+        return []
+
+    return [lanes.Send(SNS_LANE, [recipient], send) for recipient in recipients]
+
+
+def _sends(message: dict, recipients: list[dict], secret: str | None) -> list[lanes.Send]:
+    """What to send to whom; a recipient whose kind this event has nothing for is done."""
+    message_content = message["content"]
+    by_kind: dict[str, list[dict]] = {"webhook": [], "email": [], "sms": []}
+    for recipient in recipients:
+        by_kind.setdefault(recipient["kind"], []).append(recipient)
+    sends = []
+    if message_content.get("webhook"):
+        sends += _webhook_sends(message, by_kind["webhook"], secret)
+    if message_content.get("subject"):
+        sends += _email_sends(message, by_kind["email"])
+    if message_content.get("sms"):
+        sends += _sms_sends(message, by_kind["sms"])
+    return sends
+
+
+def _secret(page_id: str, secrets: dict[str, str | None]) -> str | None:
+    if page_id not in secrets:
+        try:
+            secrets[page_id] = pages.webhook_secret_of(Page.get(page_id))
+        except Page.DoesNotExist:
+            secrets[page_id] = None
+    return secrets[page_id]
+
+
+def deliver_all(messages: list[dict]) -> int:
+    """Send every batch of `messages` at once; returns how many were delivered now. Raises
+    `DeliveriesElsewhere`, after sending the rest, when some must be looked at again."""
+    held: list[tuple[dict, claims.Claimed, list[dict]]] = []
+    # A subscriber may be in batches of two events: outcomes are per (event, subscriber).
+    elsewhere = 0
+    secrets: dict[str, str | None] = {}
+    sends: list[lanes.Send] = []
+    for message in messages:
+        recipients = message["recipients"]
+        by_id = {recipient["id"]: recipient for recipient in recipients}
+        claimed = claims.claim(message["event_id"], list(by_id))
+        elsewhere += len(claimed.elsewhere)
+        ours = [
+            {**by_id[subscriber_id], "key": f"{message['event_id']}#{subscriber_id}"}
+            for subscriber_id in claimed.ours
+        ]
+        held.append((message, claimed, ours))
+        secret = None
+        if any(recipient["kind"] == "webhook" for recipient in ours):
+            secret = _secret(message["page_id"], secrets)
+        sends += _sends(message, ours, secret)
+    outcomes = lanes.Lanes(WORKERS, _per_lane).run(sends)
+    delivered = 0
+    for message, claimed, ours in held:
+        failed = [r for r in ours if not outcomes.get(r["key"], True)]
+        claims.settle(claimed, [recipient["id"] for recipient in failed])
+        delivered += len(ours) - len(failed)
+        for recipient in failed:
+            if recipient["quarantinable"]:
+                subscribers.quarantine_by_id(message["page_id"], recipient["id"])
+    if elsewhere:
+        raise DeliveriesElsewhere(f"{elsewhere} recipients are held by another delivery")
     return delivered
 
 
 def deliver(message: dict) -> int:
     """Send one batch; returns how many were delivered now."""
-    secret = None
-    if any(recipient["kind"] == "webhook" for recipient in message["recipients"]):
-        try:
-            secret = pages.webhook_secret_of(Page.get(message["page_id"]))
-        except Page.DoesNotExist:
-            return 0
-    claimed = _claim_all(message["event_id"], message["recipients"])
-    with ThreadPoolExecutor(max_workers=PARALLEL_SENDS) as pool:
-        outcomes = pool.map(lambda recipient: _deliver_one(message, recipient, secret), claimed)
-        return sum(1 for delivered in outcomes if delivered)
+    return deliver_all([message])

@@ -1,10 +1,13 @@
 """The fan-out: one outbox event in, delivery batches out.
 
-It reads the event, works out what it says once, pages through the recipients and enqueues
-them in batches on the deliveries queue.
+It reads the event, works out what it says once, reads the recipients a page at a time and
+enqueues them in batches on the deliveries queue as they are read: the first batch is on its
+way after the first read, and memory holds a few batches however many recipients there are.
 """
 
 import logging
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 
 from chalicelib.domain import incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError
@@ -12,10 +15,13 @@ from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
 from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
+from chalicelib.store.subscribers import Recipient
 from chalicelib.views.components import page_components
 
 logger = logging.getLogger(__name__)
+# Recipients per delivery message: SES takes 50 destinations a call.
 BATCH_SIZE = 50
+ADDRESS_FIELDS = {"email": "email", "sms": "phone", "webhook": "endpoint"}
 
 
 def _team_member(user: User) -> dict:
@@ -32,35 +38,57 @@ def _team_member(user: User) -> dict:
     }
 
 
-def _recipient(subscriber) -> dict:
-    return {
-        "id": subscriber.id,
-        "kind": subscriber.kind,
-        "email": subscriber.email,
-        "phone": subscribers.e164(subscriber),
-        "endpoint": subscriber.endpoint,
-        "unsubscribe": subscribers.unsubscribe_link(subscriber),
-        "manage": subscribers.manage_link(subscriber),
+def _recipient(item: Recipient) -> dict:
+    recipient = {
+        "id": item.subscriber_id,
+        "kind": item.kind,
+        "email": None,
+        "phone": None,
+        "endpoint": None,
+        "unsubscribe": subscribers.link_of(
+            item.page_id, item.subscriber_id, subscribers.UNSUBSCRIBE
+        ),
+        "manage": subscribers.link_of(item.page_id, item.subscriber_id, subscribers.MANAGE),
         # Incident subscribers are never quarantined (CONTRACT.md, Notifications).
-        "quarantinable": not subscriber.incident_id,
+        "quarantinable": not item.audience.startswith(subscribers.INCIDENT_AUDIENCE + "#"),
     }
+    recipient[ADDRESS_FIELDS[item.kind]] = item.address
+    return recipient
 
 
-def _enqueue(event: OutboxEvent, message_content: dict, recipients: list, as_recipient=None) -> int:
-    """Enqueue `recipients` (subscribers, or what `as_recipient` makes a recipient of) in
-    batches."""
-    as_recipient = as_recipient or _recipient
-    messages = [
-        {
-            "event_id": event.id,
-            "page_id": event.page_id,
-            "content": message_content,
-            "recipients": [as_recipient(r) for r in recipients[start : start + BATCH_SIZE]],
-        }
-        for start in range(0, len(recipients), BATCH_SIZE)
-    ]
-    queues.send_batch(queues.DELIVERIES, messages)
-    return len(recipients)
+def _batches(recipients: Iterable, as_recipient: Callable[..., dict]) -> Iterator[list[dict]]:
+    read = iter(recipients)
+    while batch := [as_recipient(item) for item in islice(read, BATCH_SIZE)]:
+        yield batch
+
+
+def _enqueue(
+    event: OutboxEvent,
+    message_content: dict,
+    recipients: Iterable,
+    as_recipient: Callable[..., dict] = _recipient,
+) -> int:
+    """Enqueue `recipients` (recipient items, or what `as_recipient` makes a recipient of)
+    in batches, as they are read."""
+    count = 0
+    waiting: list[dict] = []
+    for batch in _batches(recipients, as_recipient):
+        waiting.append(
+            {
+                "event_id": event.id,
+                "page_id": event.page_id,
+                "content": message_content,
+                "recipients": batch,
+            }
+        )
+        # The first batch goes alone, so deliveries start while the rest is read.
+        if count == 0 or len(waiting) == queues.MESSAGES_PER_SEND:
+            queues.send_batch(queues.DELIVERIES, waiting)
+            waiting = []
+        count += len(batch)
+    if waiting:
+        queues.send_batch(queues.DELIVERIES, waiting)
+    return count
 
 
 def _page_state(page: Page, components: list[dict]) -> dict:
@@ -107,13 +135,13 @@ def _postmortem_event(event: OutboxEvent, page: Page) -> int:
     postmortem = postmortem_of(record) or {}
     message = content.postmortem_content(page, record, postmortem.get("body") or "")
     # Postmortems go to email subscribers only (SPEC 6).
-    recipients = [
-        subscriber
-        for subscriber in subscribers.recipients(
-            page.id, component_ids=record.component_ids or [], incident_id=record.id, since=None
-        )
-        if subscriber.kind == "email"
-    ]
+    recipients = subscribers.recipients(
+        page.id,
+        component_ids=record.component_ids or [],
+        incident_id=record.id,
+        since=None,
+        kind="email",
+    )
     return _enqueue(event, message, recipients)
 
 
@@ -125,11 +153,7 @@ def _component_event(event: OutboxEvent, page: Page) -> int:
         return 0
     message = content.component_content(page, component, change, _page_state(page, components))
     # A component status change is a webhook (CONTRACT.md).
-    recipients = [
-        subscriber
-        for subscriber in subscribers.component_recipients(page.id, component["id"])
-        if subscriber.kind == "webhook"
-    ]
+    recipients = subscribers.component_recipients(page.id, component["id"], "webhook")
     return _enqueue(event, message, recipients)
 
 

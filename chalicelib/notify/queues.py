@@ -9,6 +9,9 @@ from chalicelib import config
 
 NOTIFICATIONS = "notifications"
 DELIVERIES = "deliveries"
+# SQS takes at most 10 messages and 256 KiB in one SendMessageBatch.
+MESSAGES_PER_SEND = 10
+BYTES_PER_SEND = 256 * 1024
 
 
 @lru_cache(maxsize=1)
@@ -25,14 +28,24 @@ def send(short_name: str, message: dict) -> None:
     _client().send_message(QueueUrl=_url(short_name), MessageBody=json.dumps(message))
 
 
+def _sends(bodies: list[str]) -> list[list[str]]:
+    """The bodies in groups SQS takes in one call (count and size)."""
+    groups: list[list[str]] = [[]]
+    size = 0
+    for body in bodies:
+        length = len(body.encode())
+        if groups[-1] and (len(groups[-1]) == MESSAGES_PER_SEND or size + length > BYTES_PER_SEND):
+            groups.append([])
+            size = 0
+        groups[-1].append(body)
+        size += length
+    return [group for group in groups if group]
+
+
 def send_batch(short_name: str, messages: list[dict]) -> None:
-    """Up to 10 messages a call, as SQS allows."""
-    for start in range(0, len(messages), 10):
-        chunk = messages[start : start + 10]
-        entries = [
-            {"Id": str(number), "MessageBody": json.dumps(message)}
-            for number, message in enumerate(chunk)
-        ]
+    """As few calls as SQS allows (10 messages, 256 KiB a call)."""
+    for group in _sends([json.dumps(message) for message in messages]):
+        entries = [{"Id": str(number), "MessageBody": body} for number, body in enumerate(group)]
         answer = _client().send_message_batch(QueueUrl=_url(short_name), Entries=entries)
         if answer.get("Failed"):
             raise RuntimeError(f"SQS refused {len(answer['Failed'])} messages")

@@ -1,19 +1,31 @@
 """Webhook POSTs: JSON, 10 s timeout, no redirects, to the address that was checked.
 
-The host is resolved once; outside the local stage the address must be public, and the
-connection goes to that same address, so a DNS answer that changes in between (rebinding)
-cannot steer the request to an internal service.
+The host is resolved once per send; outside the local stage the address must be public, and
+the connection goes to that same address, so a DNS answer that changes in between (rebinding)
+cannot steer the request to an internal service. Connections are pooled per (host, address)
+and kept alive between sends (urllib3, which botocore brings); a pool holds at most
+`PER_HOST` connections, the most sends one host gets at once (`chalicelib.notify.lanes`).
 """
 
-import http.client
 import ipaddress
 import socket
 import ssl
+import threading
+import time
+from collections import OrderedDict
 from urllib.parse import urlsplit
+
+import urllib3
 
 from chalicelib import config
 
 TIMEOUT_SECONDS = 10
+# Concurrent sends to one host, and how many hosts' pools (and DNS answers) are kept.
+PER_HOST = 8
+POOLS_KEPT = 256
+# A checked DNS answer serves the sends of the next seconds (10,000 sends to one host are
+# one lookup, not 10,000); the connection still goes to the address that was checked.
+RESOLVED_FOR_SECONDS = 30
 _METADATA_ADDRESSES = {
     ipaddress.ip_address("169.254.169.254"),
     ipaddress.ip_address("fd00:ec2::254"),
@@ -76,50 +88,97 @@ def resolve(url: str) -> tuple[str, str, int, str] | None:
     return parts.scheme, parts.hostname, port, addresses[0]
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host: str, port: int, address: str, timeout: float):
-        super().__init__(host, port, timeout=timeout)
-        self._address = address
-
-    def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+_pools: OrderedDict[tuple, urllib3.HTTPConnectionPool] = OrderedDict()
+_pools_lock = threading.Lock()
+_resolved: OrderedDict[str, tuple[float, tuple[str, str, int, str]]] = OrderedDict()
 
 
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, address: str, timeout: float):
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
-        self._address = address
+def _target(url: str) -> tuple[str, str, int, str] | None:
+    """`resolve(url)`, remembered for `RESOLVED_FOR_SECONDS` per scheme, host and port."""
+    lane = lane_of(url)
+    now = time.monotonic()
+    with _pools_lock:
+        hit = _resolved.get(lane)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    target = resolve(url)
+    if target is not None:
+        with _pools_lock:
+            _resolved[lane] = (now + RESOLVED_FOR_SECONDS, target)
+            if len(_resolved) > POOLS_KEPT:
+                _resolved.popitem(last=False)
+    return target
 
-    def connect(self) -> None:
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+
+def _pool(scheme: str, host: str, port: int, address: str) -> urllib3.HTTPConnectionPool:
+    """The pool of connections to `address` for `host`; TLS is checked against `host`."""
+    key = (scheme, host, port, address)
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is not None:
+            _pools.move_to_end(key)
+            return pool
+        options = {
+            "maxsize": PER_HOST,
+            "block": False,
+            "timeout": urllib3.Timeout(total=TIMEOUT_SECONDS),
+            "retries": False,
+        }
+        if scheme == "https":
+            pool = urllib3.HTTPSConnectionPool(
+                address,
+                port,
+                server_hostname=host,
+                assert_hostname=host,
+                ssl_context=ssl.create_default_context(),
+                **options,
+            )
+        else:
+            pool = urllib3.HTTPConnectionPool(address, port, **options)
+        _pools[key] = pool
+        if len(_pools) > POOLS_KEPT:
+            _pools.popitem(last=False)[1].close()
+        return pool
+
+
+def lane_of(url: str) -> str:
+    """What limits concurrent sends to `url`: its scheme, host and port."""
+    parts = urlsplit(url)
+    try:
+        return f"{parts.scheme}://{parts.hostname}:{parts.port}"
+    except ValueError:
+        return url
+
+
+def _host_header(host: str, port: int, scheme: str) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    default = 443 if scheme == "https" else 80
+    return shown if port == default else f"{shown}:{port}"
 
 
 def post_json(url: str, body: bytes, headers: dict[str, str]) -> bool:
     """POST `body`; True on a 2xx answer. Redirects, errors and timeouts are failures."""
-    target = resolve(url)
+    target = _target(url)
     if target is None:
         return False
     scheme, host, port, address = target
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection_class = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
-    connection = connection_class(host, port, address, TIMEOUT_SECONDS)
     try:
-        connection.request(
+        response = _pool(scheme, host, port, address).urlopen(
             "POST",
             path,
             body=body,
             headers={
+                "Host": _host_header(host, port, scheme),
                 "Content-Type": "application/json",
                 "User-Agent": "statuspage-webhooks",
                 **headers,
             },
+            redirect=False,
+            assert_same_host=False,
+            preload_content=True,
         )
-        response = connection.getresponse()
-        response.read()
-        return 200 <= response.status < 300
-    except (OSError, http.client.HTTPException):
+    except (OSError, urllib3.exceptions.HTTPError):
         return False
-    finally:
-        connection.close()
+    return 200 <= response.status < 300

@@ -35,6 +35,28 @@ class Subscriber(Model):
     version = VersionAttribute()
 
 
+class Recipient(Model):
+    """Who hears of what, one item per (audience, active subscriber), so the fan-out reads
+    its recipients directly and in pages, never a page's whole subscriber list.
+
+    hash `audience`: `page#<page id>` (page subscribers), `component#<component id>` (one
+    item per component a component subscriber follows), `incident#<incident id>` (incident
+    subscribers); range `member` = `<kind>#<subscriber id>`, so one kind is a `begins_with`
+    and the audiences of one event merge in one order. Only active subscribers have items:
+    quarantine, unsubscribe and unconfirmed take them out. The item carries what a delivery
+    needs (kind, address, created_at), so the fan-out reads nothing else.
+    """
+
+    Meta = table_meta("recipients")
+    audience = UnicodeAttribute(hash_key=True)
+    member = UnicodeAttribute(range_key=True)
+    page_id = UnicodeAttribute()
+    subscriber_id = UnicodeAttribute()
+    kind = UnicodeAttribute()
+    address = UnicodeAttribute()
+    created_at = UTCDateTimeAttribute()
+
+
 class Setting(Model):
     """hash `name`: deployment-wide values made once (the link-signing secret)."""
 

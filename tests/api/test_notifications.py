@@ -8,7 +8,7 @@ import boto3
 import pytest
 
 from chalicelib import config
-from chalicelib.notify import deliver, queues
+from chalicelib.notify import deliver, lanes, queues
 from tests.webhook_sink import WebhookSink
 
 
@@ -52,7 +52,7 @@ def drain(http):
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch):
     # The retry pauses are real seconds; the end-to-end test keeps them.
-    monkeypatch.setattr(deliver, "BACKOFF_SECONDS", (0, 0))
+    monkeypatch.setattr(lanes, "BACKOFF_SECONDS", (0, 0))
 
 
 def webhook_subscriber(world, url, **extra):

@@ -80,7 +80,9 @@ def queues_the_code_sends_to() -> set[str]:
     from chalicelib import config
     from chalicelib.notify import queues
 
-    short_names = [value for name, value in vars(queues).items() if name.isupper()]
+    short_names = [
+        value for name, value in vars(queues).items() if name.isupper() and isinstance(value, str)
+    ]
     return {prod_name(config.queue_name(short)) for short in short_names}
 
 
