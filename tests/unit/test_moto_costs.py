@@ -17,12 +17,7 @@ def dynamodb():
     with mock_aws():
         client = boto3.client("dynamodb", region_name=REGION)
         _page_table(client, "things")
-        client.create_table(
-            TableName="names",
-            KeySchema=[{"AttributeName": "name", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "name", "AttributeType": "S"}],
-            BillingMode="PAY_PER_REQUEST",
-        )
+        _names_table(client)
         yield client
         for name in client.list_tables()["TableNames"]:
             client.delete_table(TableName=name)
@@ -42,6 +37,15 @@ def _page_table(client, name: str, strings: tuple[str, ...] = (), **more) -> Non
         ],
         BillingMode="PAY_PER_REQUEST",
         **more,
+    )
+
+
+def _names_table(client) -> None:
+    client.create_table(
+        TableName="names",
+        KeySchema=[{"AttributeName": "name", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "name", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
     )
 
 
@@ -236,3 +240,80 @@ def test_index_queries_see_only_the_items_the_index_holds(dynamodb):
         Item={**key, "sk": {"S": "i#9"}, "at": {"S": "2026-03"}, "open_page": {"S": "p2"}},
     )
     assert open_between("2026-01", "2026-09") == [("p1", "i#1"), ("p1", "i#0")]
+
+
+def _every_item_operation(dynamodb) -> list[dict]:
+    """One answer of each item operation, on items of every attribute type."""
+    item = {
+        **_key("typed"),
+        "s": {"S": "text"},
+        "n": {"N": "1.5"},
+        "b": {"B": b"\x00\xffbytes"},
+        "ss": {"SS": ["a", "b"]},
+        "ns": {"NS": ["1", "2"]},
+        "bs": {"BS": [b"x", b"y"]},
+        "l": {"L": [{"S": "x"}, {"N": "2"}, {"NULL": True}]},
+        "m": {"M": {"inner": {"BOOL": False}, "deeper": {"M": {"b": {"B": b"z"}}}}},
+    }
+    answers = [
+        dynamodb.put_item(TableName="things", Item=item),
+        dynamodb.put_item(
+            TableName="things", Item={**item, "s": {"S": "new"}}, ReturnValues="ALL_OLD"
+        ),
+        dynamodb.put_item(TableName="names", Item={"name": {"S": "taken"}}),
+        dynamodb.get_item(TableName="things", Key=_key("typed")),
+        dynamodb.get_item(TableName="things", Key=_key("absent")),
+        dynamodb.get_item(TableName="things", Key=_key("typed"), ReturnConsumedCapacity="TOTAL"),
+        dynamodb.batch_get_item(
+            RequestItems={
+                "things": {"Keys": [_key("typed"), _key("absent")]},
+                "names": {"Keys": [{"name": {"S": "taken"}}]},
+            }
+        ),
+        dynamodb.query(
+            TableName="things",
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": "page"}},
+            Limit=1,
+        ),
+        dynamodb.query(
+            TableName="things",
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": "page"}},
+            Select="COUNT",
+        ),
+        dynamodb.update_item(
+            TableName="things",
+            Key=_key("typed"),
+            UpdateExpression="SET n = n + :one",
+            ExpressionAttributeValues={":one": {"N": "1"}},
+            ReturnValues="ALL_NEW",
+        ),
+        dynamodb.transact_get_items(
+            TransactItems=[
+                {"Get": {"TableName": "things", "Key": _key("typed")}},
+                {"Get": {"TableName": "things", "Key": _key("absent")}},
+            ]
+        ),
+        dynamodb.transact_write_items(
+            TransactItems=[{"Put": {"TableName": "things", "Item": _key("other")}}]
+        ),
+        dynamodb.batch_write_item(
+            RequestItems={"things": [{"PutRequest": {"Item": _key("third")}}]}
+        ),
+        dynamodb.delete_item(TableName="things", Key=_key("typed"), ReturnValues="ALL_OLD"),
+    ]
+    for answer in answers:
+        answer.pop("ResponseMetadata", None)
+    return answers
+
+
+def test_item_answers_are_what_moto_serializes(dynamodb, monkeypatch):
+    monkeypatch.setattr(moto_costs, "fast_answers", False)
+    by_moto = _every_item_operation(dynamodb)
+    for name in ("things", "names"):
+        dynamodb.delete_table(TableName=name)
+    _page_table(dynamodb, "things")
+    _names_table(dynamodb)
+    monkeypatch.setattr(moto_costs, "fast_answers", True)
+    assert _every_item_operation(dynamodb) == by_moto
