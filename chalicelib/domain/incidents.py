@@ -644,12 +644,28 @@ def update_incident(
         condition = IncidentRecord.key.exists()
         if expected_status is not None:
             condition &= IncidentRecord.status == expected_status
+        if record.component_ids != before.get("component_ids"):
+            # The list grows by union: two appends naming components at once must not keep
+            # only the later one's; the one that finds the list changed runs again on it.
+            condition &= _as_read(before.get("component_ids"))
         with work.together():
-            work.update(record, _changes(record, before), condition, versioned=False, intent=True)
+            work.update(
+                record,
+                _changes(record, before),
+                condition,
+                versioned=False,
+                intent=expected_status is not None,
+            )
             _stage(work, record, update, effects, deliver=deliver)
         return incident
 
     return unit_of_work.run(page_id, change)
+
+
+def _as_read(component_ids: list[str] | None):
+    if component_ids is None:
+        return IncidentRecord.component_ids.does_not_exist()
+    return IncidentRecord.component_ids == component_ids
 
 
 def delete_incident(page_id: str, incident_id: str) -> Incident:

@@ -271,24 +271,28 @@ def test_clock_controls_timestamps(world):
     assert answer.json["created_at"] == "2031-05-06T07:08:09.000Z"
 
 
-def test_concurrent_appends_all_land(world, monkeypatch):
-    """8 clients appending 10 updates each to one incident at once: every append lands and
-    none is refused (appends write only what they change, never on a version)."""
+@pytest.fixture
+def one_request_at_a_time(monkeypatch):
+    """moto's in-process backend is not thread-safe; a real server answers each request
+    atomically, so requests are made one at a time (the clients still interleave)."""
     import threading
-    from concurrent.futures import ThreadPoolExecutor
 
     import botocore.client
 
-    # moto's in-process backend is not thread-safe; a real server answers each request
-    # atomically, so requests are made one at a time (the clients still interleave).
-    one_at_a_time = threading.Lock()
+    lock = threading.Lock()
     make_call = botocore.client.BaseClient._make_api_call
 
     def atomic_call(self, operation, params):
-        with one_at_a_time:
+        with lock:
             return make_call(self, operation, params)
 
     monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", atomic_call)
+
+
+def test_concurrent_appends_all_land(world, one_request_at_a_time):
+    """8 clients appending 10 updates each to one incident at once: every append lands and
+    none is refused (appends write only what they change, never on a version)."""
+    from concurrent.futures import ThreadPoolExecutor
 
     from chalicelib.domain import incidents
     from chalicelib.schemas.incidents import IncidentFields
@@ -314,6 +318,40 @@ def test_concurrent_appends_all_land(world, monkeypatch):
     stored = world.api.get(incidents_path(world, f"/{incident['id']}")).json
     assert failures == 0
     assert len(stored["incident_updates"]) == 81  # the first one and the 80 appended
+
+
+def test_concurrent_appends_naming_components_keep_every_component(world, one_request_at_a_time):
+    """8 clients each appending updates that name a component of their own, at once: the
+    incident ends up affecting all 8 (the list grows by union, never by last writer)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chalicelib import schemas
+    from chalicelib.domain import incidents
+
+    component_ids = [
+        world.api.post(
+            f"/v1/pages/{world.page_id}/components", {"component": {"name": f"Part {n}"}}
+        ).json["id"]
+        for n in range(8)
+    ]
+    incident = create(world, {"name": "x", "body": "first"}).json
+
+    def append(client: int) -> None:
+        for number in range(3):
+            incidents.update_incident(
+                world.page_id,
+                incident["id"],
+                schemas.IncidentFields(
+                    body=f"client {client} update {number}",
+                    components={component_ids[client]: "degraded_performance"},
+                ),
+            )
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(append, range(8)))
+    stored = world.api.get(incidents_path(world, f"/{incident['id']}")).json
+    assert sorted(component["id"] for component in stored["components"]) == sorted(component_ids)
+    assert len(stored["incident_updates"]) == 25
 
 
 def test_component_in_both_component_ids_and_components_is_stored_once(world):
