@@ -11,6 +11,8 @@ from chalicelib.api import (
     embed,
     incident_templates,
     incidents,
+    metrics,
+    metrics_providers,
     openapi,
     organizations,
     pages,
@@ -41,6 +43,8 @@ for blueprint_module in (
     incident_templates,
     subscribers,
     subscriptions,
+    metrics_providers,
+    metrics,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)

@@ -30,3 +30,7 @@ class Refused(DomainError):
 class Conflict(DomainError):
     """The change contradicts the state another change left (a conflict of intent), or kept
     losing to concurrent writers."""
+
+
+class NotAllowed(DomainError):
+    """The operation exists but not for this kind of thing (data for a provider-fed metric)."""
