@@ -9,7 +9,7 @@ from chalicelib.api.metrics_providers import PROVIDER
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics, metrics_providers
 from chalicelib.http.pagination import paginate
-from chalicelib.http.routing import ApiRequest, Router
+from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.store.metrics import Metric
 
 blueprint = Blueprint(__name__)
@@ -84,6 +84,20 @@ def create_metric(request: ApiRequest):
 def list_metrics(request: ApiRequest):
     page = request.page()
     return [metric_out(metric) for metric in paginate(metrics.metrics_of(page.id), request.query)]
+
+
+@router.route(
+    METRICS + "/data",
+    ["POST"],
+    summary="Queue data points of several custom metrics (at most 3,000)",
+    body="MetricDataBatch",
+    status=202,
+)
+def add_data_points(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    batch = request.parse()
+    metrics.queue_batch(page.id, batch.data)
+    return Reply(batch.model_dump(mode="json"), status=202)
 
 
 @router.route(METRIC, ["GET"], summary="Get a metric", response="MetricOut")

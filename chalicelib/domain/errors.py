@@ -32,5 +32,9 @@ class Conflict(DomainError):
     losing to concurrent writers."""
 
 
+class Forbidden(DomainError):
+    """A request the rules refuse whole (a batch naming an unknown metric, or too big)."""
+
+
 class NotAllowed(DomainError):
     """The operation exists but not for this kind of thing (data for a provider-fed metric)."""

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from chalicelib import clock, ids, schemas
 from chalicelib.domain import errors, metrics_providers, unit_of_work
 from chalicelib.domain.unit_of_work import Work
+from chalicelib.notify import queues
 from chalicelib.store.metrics import Metric, MetricPoint
 
 INTERVAL_SECONDS = 30
@@ -151,3 +152,65 @@ def reset_data(page_id: str, metric_id: str) -> Metric:
         return metric
 
     return unit_of_work.run(page_id, change)
+
+
+# SPEC 8: at most 3,000 points in one batch.
+MAX_BATCH_POINTS = 3000
+
+
+def queue_batch(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> None:
+    """Checks a batch whole (every metric the page's and custom, 3,000 points at most) and
+    queues it; points outside the backfill window are dropped when written."""
+    if sum(len(points) for points in data.values()) > MAX_BATCH_POINTS:
+        raise errors.Forbidden()
+    known = {metric.id: metric for metric in metrics_of(page_id)}
+    for metric_id in data:
+        if metric_id not in known:
+            raise errors.Forbidden()
+        if not is_custom(page_id, known[metric_id]):
+            raise errors.NotAllowed()
+    points = [
+        [metric_id, point.timestamp, point.value]
+        for metric_id, listed in data.items()
+        for point in listed
+    ]
+    queues.send(queues.METRIC_DATA, {"page_id": page_id, "points": points})
+
+
+def write_batch(message: dict) -> None:
+    """Writes a queued batch with batch writes; of several points in one interval the last
+    is kept (a batch write may not name one key twice, so they are merged first)."""
+    page_id = message["page_id"]
+    now = clock.now().timestamp()
+    oldest = (clock.now() - BACKFILL).timestamp()
+    kept: dict[tuple[str, int], float] = {}
+    for metric_id, timestamp, value in message["points"]:
+        if oldest <= timestamp <= now:
+            kept[(metric_id, interval_of(int(timestamp)))] = value
+    with MetricPoint.batch_write() as writes:
+        for (metric_id, at), value in kept.items():
+            writes.save(MetricPoint(metric_id, at, value=value))
+    newest: dict[str, int] = {}
+    for metric_id, at in kept:
+        newest[metric_id] = max(at, newest.get(metric_id, at))
+    for metric_id, at in newest.items():
+        _move_most_recent(page_id, metric_id, datetime.fromtimestamp(at, UTC))
+
+
+def _move_most_recent(page_id: str, metric_id: str, moment: datetime) -> None:
+    def change(work: Work) -> None:
+        work.quiet()
+        try:
+            current = Metric.get(page_id, metric_id)
+        except Metric.DoesNotExist:
+            return  # deleted since the batch was queued
+        newest = current.most_recent_data_at
+        if newest is None or newest < moment:
+            work.update(
+                current,
+                [Metric.most_recent_data_at.set(moment)],
+                Metric.most_recent_data_at.does_not_exist() | (Metric.most_recent_data_at < moment),
+                versioned=False,
+            )
+
+    unit_of_work.run(page_id, change)

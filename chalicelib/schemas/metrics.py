@@ -106,5 +106,9 @@ class DataPointCreate(Schema):
     data: DataPoint = Field(default_factory=dict, validate_default=True)
 
 
+class MetricDataBatch(Schema):
+    data: dict[str, list[DataPoint]] = Field(description="metric id -> its points")
+
+
 class DataPointAdded(OutSchema):
     data: DataPoint

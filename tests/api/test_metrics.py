@@ -279,3 +279,69 @@ def test_new_credentials_replace_the_stored_hashes_only(world):
     stored = plain_dict(MetricsProvider.get(world.page_id, provider["id"]).credentials)
     assert set(stored) == {"email", "api_token"}
     assert "t2" not in stored.values() and "a@b.co" not in stored.values()
+
+
+@pytest.fixture
+def drain_metric_data(http):
+    """Runs the app's metric-data queue function on whatever the queue holds."""
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    name = config.queue_name(queues.METRIC_DATA)
+    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+
+    def receive():
+        messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        for message in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        return [message["Body"] for message in messages]
+
+    def run():
+        while bodies := receive():
+            event = http.events.generate_sqs_event(queue_name=name, message_bodies=bodies)
+            http.lambda_.invoke("write_metric_data", event)
+
+    while receive():  # what earlier tests left
+        pass
+    return run
+
+
+@pytest.mark.parametrize("suffix", STYLES)
+def test_a_batch_is_queued_and_written_with_batch_writes(world, suffix, drain_metric_data):
+    from chalicelib.store.metrics import MetricPoint
+    from tests.dynamodb_calls import recording
+
+    metric = make_metric(world).json
+    start = (int(time.time()) - 2 * 86400) // 30 * 30
+    points = [{"timestamp": start + 30 * step, "value": step} for step in range(3000)]
+    body = {"data": {metric["id"]: points}}
+    answer = world.api.post(f"/v1/pages/{world.page_id}/metrics/data{suffix}", body)
+    assert answer.status == 202, answer.text
+    assert answer.json == body
+    with recording() as calls:
+        drain_metric_data()
+    assert calls.count("BatchWriteItem") == 120  # 25 items per call
+    assert calls.count("PutItem") == 0
+    assert len(list(MetricPoint.query(metric["id"]))) == 3000
+    shown = world.api.get(metric_path(world, metric["id"])).json
+    assert shown["most_recent_data_at"] is not None
+
+
+@pytest.mark.parametrize("suffix", STYLES)
+def test_a_batch_is_refused_whole(world, suffix):
+    path = f"/v1/pages/{world.page_id}/metrics/data{suffix}"
+    metric = make_metric(world).json
+    now = int(time.time()) - 60
+    unknown = world.api.post(path, {"data": {"nosuchmetric": [{"timestamp": now, "value": 1}]}})
+    assert unknown.status == 403
+    too_many = [{"timestamp": now, "value": 1}] * 3001
+    assert world.api.post(path, {"data": {metric["id"]: too_many}}).status == 403
+    body = {"metrics_provider": {"type": "NewRelic", "api_key": "k"}}
+    linked = world.api.post(providers_path(world), body).json
+    metrics_path = f"{providers_path(world)}/{linked['id']}/metrics"
+    fed = world.api.post(metrics_path, {"metric": {"name": "Apdex"}}).json
+    answer = world.api.post(path, {"data": {fed["id"]: [{"timestamp": now, "value": 1}]}})
+    assert answer.status == 405
