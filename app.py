@@ -11,6 +11,7 @@ from chalicelib.api import (
     embed,
     incident_templates,
     incidents,
+    metrics_providers,
     openapi,
     organizations,
     pages,
@@ -18,8 +19,9 @@ from chalicelib.api import (
     subscribers,
     subscriptions,
 )
+from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
-from chalicelib.domain import unit_of_work
+from chalicelib.domain import metrics, unit_of_work
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, outbox, queues
@@ -41,6 +43,8 @@ for blueprint_module in (
     incident_templates,
     subscribers,
     subscriptions,
+    metrics_providers,
+    metrics_api,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
@@ -61,6 +65,13 @@ def fan_out_notifications(event):
 def deliver_notifications(event):
     """Up to 10 batches of recipients, sent at once: email, SMS, webhooks."""
     deliver.deliver_all([json.loads(record.body) for record in event])
+
+
+@app.on_sqs_message(queue=config.queue_name(queues.METRIC_DATA), batch_size=10)
+def write_metric_data(event):
+    """Batches of data points accepted by the API, written with batch writes."""
+    for record in event:
+        metrics.write_batch(json.loads(record.body))
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))

@@ -49,6 +49,7 @@ DYNAMODB_ACTIONS = [
     "dynamodb:UpdateItem",  # update
     "dynamodb:DeleteItem",  # delete, TransactWrite.delete
     "dynamodb:Query",  # Model.query, index.query
+    "dynamodb:BatchWriteItem",  # Model.batch_write: queued metric data
 ]
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.

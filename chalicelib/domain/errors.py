@@ -30,3 +30,11 @@ class Refused(DomainError):
 class Conflict(DomainError):
     """The change contradicts the state another change left (a conflict of intent), or kept
     losing to concurrent writers."""
+
+
+class Forbidden(DomainError):
+    """A request the rules refuse whole (a batch naming an unknown metric, or too big)."""
+
+
+class NotAllowed(DomainError):
+    """The operation exists but not for this kind of thing (data for a provider-fed metric)."""

@@ -6,7 +6,7 @@ import re
 import secrets
 
 from chalicelib import clock, ids, schemas
-from chalicelib.domain import errors, unit_of_work
+from chalicelib.domain import errors, metrics_providers, unit_of_work
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import Claim, Page
@@ -155,6 +155,7 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
     def change(work: Work) -> Page:
         work.quiet()  # a page is built for the public on its first view
         _stage(work, page, claims, {})
+        metrics_providers.stage_self_provider(work, page.id)  # every page has one (CONTRACT)
         return page
 
     return unit_of_work.run(page.id, change, attempts=1)

@@ -80,6 +80,10 @@ def from_domain(error: domain.DomainError) -> ApiError:
         return unprocessable(error.problems)
     if isinstance(error, domain.Conflict):
         return conflict()
+    if isinstance(error, domain.Forbidden):
+        return forbidden()
+    if isinstance(error, domain.NotAllowed):
+        return ApiError(405, METHOD_NOT_ALLOWED)
     return bad_request()
 
 

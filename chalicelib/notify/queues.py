@@ -9,6 +9,7 @@ from chalicelib import config
 
 NOTIFICATIONS = "notifications"
 DELIVERIES = "deliveries"
+METRIC_DATA = "metric-data"
 # SQS takes at most 10 messages and 256 KiB in one SendMessageBatch.
 MESSAGES_PER_SEND = 10
 BYTES_PER_SEND = 256 * 1024

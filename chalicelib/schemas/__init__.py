@@ -15,6 +15,7 @@ _MODULES = (
     "components",
     "embed",
     "incidents",
+    "metrics",
     "organizations",
     "pages",
     "public",

@@ -1,0 +1,146 @@
+"""Metrics (SPEC 2.14, 4.11) and the data points of custom metrics (SPEC 2.15, 8)."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib import clock, schemas
+from chalicelib.api.metrics_providers import PROVIDER
+from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.domain import metrics, metrics_providers
+from chalicelib.http.pagination import paginate
+from chalicelib.http.routing import ApiRequest, Reply, Router
+from chalicelib.store.metrics import Metric
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "metrics")
+PROVIDER_METRICS = PROVIDER + "/metrics"
+METRICS = "/v1/pages/{page_id}/metrics"
+METRIC = METRICS + "/{metric_id}"
+METRIC_DATA = METRIC + "/data"
+
+
+def metric_out(metric: Metric) -> schemas.MetricOut:
+    return schemas.MetricOut(
+        id=metric.id,
+        metrics_provider_id=metric.metrics_provider_id,
+        metric_identifier=metric.metric_identifier,
+        name=metric.name,
+        display=bool(metric.display),
+        tooltip_description=metric.tooltip_description,
+        backfilled=bool(metric.backfilled),
+        backfill_percentage=metric.backfill_percentage or 0,
+        y_axis_min=metric.y_axis_min,
+        y_axis_max=metric.y_axis_max,
+        y_axis_hidden=bool(metric.y_axis_hidden),
+        suffix=metric.suffix or "",
+        decimal_places=int(metric.decimal_places or 0),
+        most_recent_data_at=clock.iso(metric.most_recent_data_at),
+        last_fetched_at=clock.iso(metric.last_fetched_at),
+        created_at=clock.iso(metric.created_at),
+        updated_at=clock.iso(metric.updated_at),
+        reference_name=metric.name,
+    )
+
+
+@router.route(
+    PROVIDER_METRICS,
+    ["GET"],
+    summary="List a metrics provider's metrics",
+    response="MetricOut",
+    many=True,
+    query="Pagination",
+)
+def list_provider_metrics(request: ApiRequest):
+    page = request.page()
+    provider = metrics_providers.get_provider(page.id, request.params["metrics_provider_id"])
+    found = metrics.metrics_of(page.id, provider.id)
+    return [metric_out(metric) for metric in paginate(found, request.query)]
+
+
+@router.route(
+    PROVIDER_METRICS,
+    ["POST"],
+    summary="Create a metric under a metrics provider (custom metrics: under Self)",
+    body="MetricCreate",
+    response="MetricOut",
+    status=201,
+)
+def create_metric(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    fields = request.parse().metric
+    provider_id = request.params["metrics_provider_id"]
+    return metric_out(metrics.create_metric(page.id, provider_id, fields))
+
+
+@router.route(
+    METRICS,
+    ["GET"],
+    summary="List the page's metrics",
+    response="MetricOut",
+    many=True,
+    query="Pagination",
+)
+def list_metrics(request: ApiRequest):
+    page = request.page()
+    return [metric_out(metric) for metric in paginate(metrics.metrics_of(page.id), request.query)]
+
+
+@router.route(
+    METRICS + "/data",
+    ["POST"],
+    summary="Queue data points of several custom metrics (at most 3,000)",
+    body="MetricDataBatch",
+    status=202,
+)
+def add_data_points(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    batch = request.parse()
+    metrics.queue_batch(page.id, batch.data)
+    return Reply(batch.model_dump(mode="json"), status=202)
+
+
+@router.route(METRIC, ["GET"], summary="Get a metric", response="MetricOut")
+def get_metric(request: ApiRequest):
+    page = request.page()
+    return metric_out(metrics.get_metric(page.id, request.params["metric_id"]))
+
+
+@router.route(
+    METRIC, ["PATCH", "PUT"], summary="Update a metric", body="MetricUpdate", response="MetricOut"
+)
+def update_metric(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    fields = request.parse().metric
+    return metric_out(metrics.update_metric(page.id, request.params["metric_id"], fields))
+
+
+@router.route(METRIC, ["DELETE"], summary="Delete a metric and its data", response="MetricOut")
+def delete_metric(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    return metric_out(metrics.delete_metric(page.id, request.params["metric_id"]))
+
+
+@router.route(
+    METRIC_DATA,
+    ["POST"],
+    summary="Add a data point to a custom metric (cast to its 30-second interval)",
+    body="DataPointCreate",
+    response="DataPointAdded",
+    status=201,
+)
+def add_data_point(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    point = request.parse().data
+    stored = metrics.add_point(page.id, request.params["metric_id"], point)
+    return schemas.DataPointAdded(
+        data=schemas.DataPoint(timestamp=int(stored.at), value=stored.value)
+    )
+
+
+@router.route(
+    METRIC_DATA, ["DELETE"], summary="Delete all data of a custom metric", response="MetricOut"
+)
+def reset_metric_data(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    return metric_out(metrics.reset_data(page.id, request.params["metric_id"]))

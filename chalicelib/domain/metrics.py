@@ -1,0 +1,216 @@
+"""Metrics (SPEC 2.14) and the data points of custom metrics (SPEC 2.15, 8).
+
+A custom metric is one under the page's `Self` provider: only it takes data through the API.
+Each point is cast to the nearest 30-second interval and stored under (metric, interval), so
+the last of several points in one interval is the one kept, by a plain put.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chalicelib import clock, ids, schemas
+from chalicelib.domain import errors, metrics_providers, unit_of_work
+from chalicelib.domain.unit_of_work import Work
+from chalicelib.notify import queues
+from chalicelib.store.metrics import Metric, MetricPoint
+
+INTERVAL_SECONDS = 30
+BACKFILL = timedelta(days=28)
+
+
+def metrics_of(page_id: str, provider_id: str | None = None) -> list[Metric]:
+    found = list(Metric.query(page_id))
+    if provider_id is not None:
+        found = [metric for metric in found if metric.metrics_provider_id == provider_id]
+    return found
+
+
+def get_metric(page_id: str, metric_id: str) -> Metric:
+    try:
+        return Metric.get(page_id, metric_id)
+    except Metric.DoesNotExist:
+        raise errors.NotFound() from None
+
+
+def is_custom(page_id: str, metric: Metric) -> bool:
+    return metric.metrics_provider_id == metrics_providers.self_provider_id(page_id)
+
+
+def _check_axis(metric: Metric) -> None:
+    low, high = metric.y_axis_min, metric.y_axis_max
+    if low is not None and high is not None and not low < high:
+        raise errors.invalid("y_axis_max", "must be greater than y_axis_min")
+
+
+def _apply(metric: Metric, fields: schemas.MetricFields) -> None:
+    for name, value in fields.model_dump(exclude_unset=True).items():
+        if value is None and name in ("name", "display", "y_axis_hidden", "suffix"):
+            continue  # these always have a value
+        setattr(metric, name, value)
+    _check_axis(metric)
+
+
+def create_metric(page_id: str, provider_id: str, fields: schemas.MetricCreateFields) -> Metric:
+    provider = metrics_providers.get_provider(page_id, provider_id)
+    moment = clock.now()
+    metric = Metric(
+        page_id,
+        ids.new_id(),
+        metrics_provider_id=provider.id,
+        name=fields.name,
+        created_at=moment,
+        updated_at=moment,
+    )
+    _apply(metric, fields)
+
+    def change(work: Work) -> Metric:
+        work.save(metric)
+        return metric
+
+    return unit_of_work.run(page_id, change)
+
+
+def update_metric(page_id: str, metric_id: str, fields: schemas.MetricFields) -> Metric:
+    def change(work: Work) -> Metric:
+        metric = get_metric(page_id, metric_id)
+        _apply(metric, fields)
+        metric.updated_at = work.moment
+        work.save(metric)
+        return metric
+
+    return unit_of_work.run(page_id, change)
+
+
+def delete_metric(page_id: str, metric_id: str) -> Metric:
+    def change(work: Work) -> Metric:
+        metric = get_metric(page_id, metric_id)
+        work.delete(metric)
+        for point in MetricPoint.query(metric.id):
+            work.delete(point)
+        return metric
+
+    return unit_of_work.run(page_id, change)
+
+
+def interval_of(timestamp: int) -> int:
+    """The start of the 30-second interval nearest to `timestamp` (SPEC 8)."""
+    return (timestamp + INTERVAL_SECONDS // 2) // INTERVAL_SECONDS * INTERVAL_SECONDS
+
+
+def _check_time(timestamp: int) -> None:
+    now = clock.now()
+    if timestamp > now.timestamp():
+        raise errors.invalid("timestamp", "must not be in the future")
+    if timestamp < (now - BACKFILL).timestamp():
+        raise errors.invalid("timestamp", "must be at most 28 days in the past")
+
+
+def add_point(page_id: str, metric_id: str, point: schemas.DataPoint) -> MetricPoint:
+    """Stores the point in its interval (replacing any earlier one there) and moves the
+    metric's `most_recent_data_at` forward when the point is its newest."""
+    metric = get_metric(page_id, metric_id)
+    if not is_custom(page_id, metric):
+        raise errors.NotAllowed()
+    _check_time(point.timestamp)
+    at = interval_of(point.timestamp)
+    stored = MetricPoint(metric.id, at, value=point.value)
+    moment = datetime.fromtimestamp(at, UTC)
+
+    def change(work: Work) -> MetricPoint:
+        work.quiet()  # points reach the public page's charts on read
+        current = get_metric(page_id, metric_id)
+        with work.together():
+            work.save(stored)  # no condition: the last point of an interval wins
+            newest = current.most_recent_data_at
+            if newest is None or newest < moment:
+                work.update(
+                    current,
+                    [Metric.most_recent_data_at.set(moment)],
+                    Metric.most_recent_data_at.does_not_exist()
+                    | (Metric.most_recent_data_at < moment),
+                    versioned=False,
+                )
+        return stored
+
+    return unit_of_work.run(page_id, change)
+
+
+def reset_data(page_id: str, metric_id: str) -> Metric:
+    """Deletes every point of a custom metric."""
+
+    def change(work: Work) -> Metric:
+        work.quiet()
+        metric = get_metric(page_id, metric_id)
+        if not is_custom(page_id, metric):
+            raise errors.NotAllowed()
+        for point in MetricPoint.query(metric.id):
+            work.delete(point)
+        metric.most_recent_data_at = None
+        metric.updated_at = work.moment
+        work.save(metric)
+        return metric
+
+    return unit_of_work.run(page_id, change)
+
+
+# SPEC 8: at most 3,000 points in one batch.
+MAX_BATCH_POINTS = 3000
+
+
+def queue_batch(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> None:
+    """Checks a batch whole (every metric the page's and custom, 3,000 points at most) and
+    queues it; points outside the backfill window are dropped when written."""
+    if sum(len(points) for points in data.values()) > MAX_BATCH_POINTS:
+        raise errors.Forbidden()
+    known = {metric.id: metric for metric in metrics_of(page_id)}
+    for metric_id in data:
+        if metric_id not in known:
+            raise errors.Forbidden()
+        if not is_custom(page_id, known[metric_id]):
+            raise errors.NotAllowed()
+    points = [
+        [metric_id, point.timestamp, point.value]
+        for metric_id, listed in data.items()
+        for point in listed
+    ]
+    queues.send(queues.METRIC_DATA, {"page_id": page_id, "points": points})
+
+
+def write_batch(message: dict) -> None:
+    """Writes a queued batch with batch writes; of several points in one interval the last
+    is kept (a batch write may not name one key twice, so they are merged first)."""
+    page_id = message["page_id"]
+    now = clock.now().timestamp()
+    oldest = (clock.now() - BACKFILL).timestamp()
+    kept: dict[tuple[str, int], float] = {}
+    for metric_id, timestamp, value in message["points"]:
+        if oldest <= timestamp <= now:
+            kept[(metric_id, interval_of(int(timestamp)))] = value
+    with MetricPoint.batch_write() as writes:
+        for (metric_id, at), value in kept.items():
+            writes.save(MetricPoint(metric_id, at, value=value))
+    newest: dict[str, int] = {}
+    for metric_id, at in kept:
+        newest[metric_id] = max(at, newest.get(metric_id, at))
+    for metric_id, at in newest.items():
+        _move_most_recent(page_id, metric_id, datetime.fromtimestamp(at, UTC))
+
+
+def _move_most_recent(page_id: str, metric_id: str, moment: datetime) -> None:
+    def change(work: Work) -> None:
+        work.quiet()
+        try:
+            current = Metric.get(page_id, metric_id)
+        except Metric.DoesNotExist:
+            return  # deleted since the batch was queued
+        newest = current.most_recent_data_at
+        if newest is None or newest < moment:
+            work.update(
+                current,
+                [Metric.most_recent_data_at.set(moment)],
+                Metric.most_recent_data_at.does_not_exist() | (Metric.most_recent_data_at < moment),
+                versioned=False,
+            )
+
+    unit_of_work.run(page_id, change)

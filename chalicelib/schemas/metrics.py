@@ -1,0 +1,114 @@
+"""Metrics providers, metrics and data points (SPEC 2.13-2.15, 4.11)."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text
+
+
+class AvailableProviderOut(OutSchema):
+    type: str
+    required_fields: list[str]
+
+
+class MetricsProviderFields(Schema):
+    type: str | None = Field(None, description='one of "Pingdom", "NewRelic", "Librato", "Datadog"')
+    email: ShortText | None = None
+    password: ShortText | None = None
+    api_key: ShortText | None = None
+    api_token: ShortText | None = None
+    application_key: ShortText | None = None
+    metric_base_uri: ShortText | None = None
+    disabled: bool | None = None
+
+
+class MetricsProviderCreateFields(MetricsProviderFields):
+    type: str = Field(description='one of "Pingdom", "NewRelic", "Librato", "Datadog"')
+
+
+class MetricsProviderCreate(Schema):
+    # Validated even when absent, so an empty body is a 422 naming `type`.
+    metrics_provider: MetricsProviderCreateFields = Field(
+        default_factory=dict, validate_default=True
+    )
+
+
+class MetricsProviderUpdate(Schema):
+    metrics_provider: MetricsProviderFields
+
+
+class MetricsProviderOut(OutSchema):
+    id: str
+    page_id: str
+    type: str
+    disabled: bool
+    metric_base_uri: str | None
+    created_at: str
+    updated_at: str
+    last_revalidated_at: str | None
+
+
+class MetricFields(Schema):
+    name: Name | None = None
+    metric_identifier: ShortText | None = None
+    transform: Literal["average", "count", "max", "min", "sum"] | None = None
+    application_id: ShortText | None = None
+    suffix: ShortText | None = None
+    y_axis_min: float | None = None
+    y_axis_max: float | None = None
+    y_axis_hidden: bool | None = None
+    display: bool | None = None
+    decimal_places: int | None = Field(None, ge=0, le=4)
+    tooltip_description: Text | None = None
+
+
+class MetricCreateFields(MetricFields):
+    name: Name
+
+
+class MetricCreate(Schema):
+    # Validated even when absent, so an empty body is a 422 naming `name`.
+    metric: MetricCreateFields = Field(default_factory=dict, validate_default=True)
+
+
+class MetricUpdate(Schema):
+    metric: MetricFields
+
+
+class MetricOut(OutSchema):
+    id: str
+    metrics_provider_id: str
+    metric_identifier: str | None
+    name: str
+    display: bool
+    tooltip_description: str | None
+    backfilled: bool
+    backfill_percentage: float
+    y_axis_min: float | None
+    y_axis_max: float | None
+    y_axis_hidden: bool
+    suffix: str
+    decimal_places: int
+    most_recent_data_at: str | None
+    last_fetched_at: str | None
+    created_at: str
+    updated_at: str
+    reference_name: str
+
+
+class DataPoint(Schema):
+    timestamp: int = Field(description="Unix seconds")
+    value: int | float
+
+
+class DataPointCreate(Schema):
+    data: DataPoint = Field(default_factory=dict, validate_default=True)
+
+
+class MetricDataBatch(Schema):
+    data: dict[str, list[DataPoint]] = Field(description="metric id -> its points")
+
+
+class DataPointAdded(OutSchema):
+    data: DataPoint
