@@ -345,3 +345,24 @@ def test_a_batch_is_refused_whole(world, suffix):
     fed = world.api.post(metrics_path, {"metric": {"name": "Apdex"}}).json
     answer = world.api.post(path, {"data": {fed["id"]: [{"timestamp": now, "value": 1}]}})
     assert answer.status == 405
+
+
+def test_the_openapi_document_lists_every_metrics_operation(world):
+    paths = world.api.as_key(None).get("/v1/openapi.json").json["paths"]
+    expected = {
+        "/v1/metrics_providers": {"get"},
+        "/v1/pages/{page_id}/metrics_providers": {"get", "post"},
+        "/v1/pages/{page_id}/metrics_providers/{metrics_provider_id}": {
+            "get",
+            "patch",
+            "put",
+            "delete",
+        },
+        "/v1/pages/{page_id}/metrics": {"get"},
+        "/v1/pages/{page_id}/metrics/{metric_id}": {"get", "patch", "put", "delete"},
+        "/v1/pages/{page_id}/metrics/{metric_id}/data": {"post", "delete"},
+        "/v1/pages/{page_id}/metrics/data": {"post"},
+    }
+    for path, methods in expected.items():
+        assert path in paths, path
+        assert methods <= set(paths[path]), path
