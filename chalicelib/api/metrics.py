@@ -10,6 +10,7 @@ from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics, metrics_providers
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router
+from chalicelib.notify import queues
 from chalicelib.store.metrics import Metric
 
 blueprint = Blueprint(__name__)
@@ -96,7 +97,7 @@ def list_metrics(request: ApiRequest):
 def add_data_points(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     batch = request.parse()
-    metrics.queue_batch(page.id, batch.data)
+    queues.send(queues.METRIC_DATA, metrics.batch_message(page.id, batch.data))
     return Reply(batch.model_dump(mode="json"), status=202)
 
 

@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 from chalicelib import clock, ids, schemas
 from chalicelib.domain import errors, metrics_providers, unit_of_work
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.notify import queues
 from chalicelib.store.metrics import Metric, MetricPoint
 
 INTERVAL_SECONDS = 30
@@ -158,9 +157,10 @@ def reset_data(page_id: str, metric_id: str) -> Metric:
 MAX_BATCH_POINTS = 3000
 
 
-def queue_batch(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> None:
+def batch_message(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> dict:
     """Checks a batch whole (every metric the page's and custom, 3,000 points at most) and
-    queues it; points outside the backfill window are dropped when written."""
+    returns the message that carries it to `write_batch`; points outside the backfill window
+    are dropped when written."""
     if sum(len(points) for points in data.values()) > MAX_BATCH_POINTS:
         raise errors.Forbidden()
     known = {metric.id: metric for metric in metrics_of(page_id)}
@@ -174,7 +174,7 @@ def queue_batch(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> None:
         for metric_id, listed in data.items()
         for point in listed
     ]
-    queues.send(queues.METRIC_DATA, {"page_id": page_id, "points": points})
+    return {"page_id": page_id, "points": points}
 
 
 def write_batch(message: dict) -> None:
