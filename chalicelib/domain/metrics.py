@@ -20,8 +20,10 @@ INTERVAL_SECONDS = 30
 BACKFILL = timedelta(days=28)
 
 
-def metrics_of(page_id: str, provider_id: str | None = None) -> list[Metric]:
-    found = list(Metric.query(page_id))
+def metrics_of(
+    page_id: str, provider_id: str | None = None, *, consistent: bool = False
+) -> list[Metric]:
+    found = list(Metric.query(page_id, consistent_read=consistent))
     if provider_id is not None:
         found = [metric for metric in found if metric.metrics_provider_id == provider_id]
     return found
