@@ -7,6 +7,7 @@ the last of several points in one interval is the one kept, by a plain put.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, ids, schemas
@@ -18,8 +19,10 @@ INTERVAL_SECONDS = 30
 BACKFILL = timedelta(days=28)
 
 
-def metrics_of(page_id: str, provider_id: str | None = None) -> list[Metric]:
-    found = list(Metric.query(page_id))
+def metrics_of(
+    page_id: str, provider_id: str | None = None, *, consistent: bool = False
+) -> list[Metric]:
+    found = list(Metric.query(page_id, consistent_read=consistent))
     if provider_id is not None:
         found = [metric for metric in found if metric.metrics_provider_id == provider_id]
     return found
@@ -214,3 +217,50 @@ def _move_most_recent(page_id: str, metric_id: str, moment: datetime) -> None:
             )
 
     unit_of_work.run(page_id, change)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A chart's span and the width of the buckets its points are averaged into."""
+
+    name: str
+    seconds: int
+    bucket_seconds: int
+
+    @property
+    def buckets(self) -> int:
+        return self.seconds // self.bucket_seconds
+
+
+# day: 288 five-minute buckets; week: 168 hours; month: 120 six-hour buckets.
+WINDOWS = {
+    "day": Window("day", 24 * 3600, 5 * 60),
+    "week": Window("week", 7 * 24 * 3600, 3600),
+    "month": Window("month", 30 * 24 * 3600, 6 * 3600),
+}
+
+
+@dataclass(frozen=True)
+class Bucket:
+    start: int  # Unix seconds
+    average: float | None  # None: no point in the bucket
+    points: int
+
+
+def buckets_of(metric_id: str, window: Window, now: datetime | None = None) -> list[Bucket]:
+    """The metric's points over `window` up to `now`, averaged into the window's buckets
+    (aligned on multiples of their width, oldest first, the last one holding `now`): one
+    Query on the range of `at` (DynamoDB pages it past 1 MB of points)."""
+    moment = int((now or clock.now()).timestamp())
+    width = window.bucket_seconds
+    first = moment // width * width - (window.buckets - 1) * width
+    sums = [0.0] * window.buckets
+    counts = [0] * window.buckets
+    for point in MetricPoint.query(metric_id, MetricPoint.at.between(first, moment)):
+        index = (int(point.at) - first) // width
+        sums[index] += float(point.value)
+        counts[index] += 1
+    return [
+        Bucket(first + index * width, sums[index] / counts[index] if counts[index] else None, n)
+        for index, n in enumerate(counts)
+    ]

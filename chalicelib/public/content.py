@@ -7,6 +7,7 @@ Views derive the rest (which days are "the past 14", how long a bar is red) when
 read, so a snapshot stays right as time passes without a write.
 """
 
+from decimal import Decimal
 from functools import cache
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
 from chalicelib.domain.uptime import Segment
 from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentRecord
+from chalicelib.store.metrics import Metric
 from chalicelib.store.models import Page
 from chalicelib.views.components import component_out
 from chalicelib.views.incidents import incident_out
@@ -184,6 +186,29 @@ def uptime_part(history: dict[str, tuple]) -> dict:
     }
 
 
+# What the page's charts need of a displayed metric (its points are read when viewed).
+_METRIC_FIELDS = (
+    "id",
+    "name",
+    "tooltip_description",
+    "suffix",
+    "decimal_places",
+    "y_axis_min",
+    "y_axis_max",
+    "y_axis_hidden",
+)
+
+
+def metrics_part(displayed: list[Metric]) -> list[dict]:
+    return [
+        {
+            name: (float(value) if isinstance(value, Decimal) else value)
+            for name, value in ((name, getattr(metric, name)) for name in _METRIC_FIELDS)
+        }
+        for metric in displayed
+    ]
+
+
 def build(
     page: Page,
     records: list[Component],
@@ -192,9 +217,11 @@ def build(
     built_at: str,
     *,
     incomplete: bool = False,
+    displayed: list[Metric] | None = None,
 ) -> dict:
     """The snapshot's content. `entries` are `incident_entry`s, newest first; `incomplete`
-    when older incidents were left out or summarized to fit."""
+    when older incidents were left out or summarized to fit; `displayed`: the metrics the
+    page charts."""
     profile = pages.profile_of(page)
     stamps = [clock.iso(page.updated_at)]
     stamps += [clock.iso(record.updated_at) for record in records]
@@ -209,4 +236,5 @@ def build(
         "incidents": entries,
         "embed": pages.embed_config_of(page),
         "incomplete": incomplete,
+        "metrics": metrics_part(displayed or []),
     }

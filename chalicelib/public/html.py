@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from chalicelib.domain.markdown_text import render_html
 from chalicelib.domain.pages import DEFAULT_COLORS
-from chalicelib.public import days, uptime_bars
+from chalicelib.public import days, metric_charts, uptime_bars
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
 
 if TYPE_CHECKING:
@@ -211,7 +211,14 @@ def _entries(data: dict, state: str) -> list[dict]:
     return [entry for entry in data["incidents"] if entry["state"] == state]
 
 
-def status_page(data: dict, base: str, now: datetime) -> str:
+def status_page(
+    data: dict,
+    base: str,
+    now: datetime,
+    charts: list[metric_charts.Chart] | None = None,
+    period: str = metric_charts.DEFAULT_PERIOD,
+) -> str:
+    """The page; `charts`: its displayed metrics over `period`."""
     page = data["page"]
     today = days.today(page["time_zone"], now)
     indicator = data["status"]["indicator"]
@@ -231,6 +238,10 @@ def status_page(data: dict, base: str, now: datetime) -> str:
             upcoming=upcoming,
             days=days.past_days(data["incidents"], page["time_zone"], today),
             today=today,
+            charts=charts or [],
+            metric_period=period,
+            metric_periods=metric_charts.PERIOD_LABELS,
+            chart_size=(metric_charts.WIDTH, metric_charts.HEIGHT),
         )
     )
 

@@ -24,6 +24,7 @@ from chalicelib.public import (
     embed_script,
     feeds,
     html,
+    metric_charts,
     security,
     status_api,
 )
@@ -166,10 +167,18 @@ def public_view(
 
 @public_view("", "Public status page", as_html=True)
 def status_page(visit: Visit) -> Response:
+    """The page; with displayed metrics, their charts over `?metric_period=` (day, week or
+    month) read when rendered (a Query each), and a body kept a minute at most."""
     now = clock.now()
-    return visit.respond(
-        HTML, lambda: html.status_page(visit.data, visit.base, now), "page", caching.time_bucket()
-    )
+    period = metric_charts.period_of(visit.request.query.get("metric_period"))
+    charted = bool(visit.data.get("metrics"))
+
+    def render() -> str:
+        charts = metric_charts.charts(visit.data, period, now) if charted else []
+        return html.status_page(visit.data, visit.base, now, charts, period)
+
+    fresh = (period, str(int(now.timestamp()) // 60)) if charted else ()
+    return visit.respond(HTML, render, "page", caching.time_bucket(), *fresh)
 
 
 @public_view(

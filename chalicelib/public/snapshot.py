@@ -7,7 +7,8 @@ built after (or no body: a page never viewed) rebuilds it. A rebuild reads only 
 the page, its components, the open incidents and maintenances (a sparse index, then each one's
 updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
 incident items, each with its newest update in brief) and each showcased component's status
-days over the uptime bars' window. The page's older history never enters a write: the history
+days over the uptime bars' window, and which metrics it charts (one Query; their points are
+read when the page is viewed, as data points do not change the snapshot). The page's older history never enters a write: the history
 pages and an old incident's page read it when visited.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, config
-from chalicelib.domain import components, incidents, uptime
+from chalicelib.domain import components, incidents, metrics, uptime
 from chalicelib.domain.pages import profile_of
 from chalicelib.public import content
 from chalicelib.store import snapshots
@@ -62,6 +63,9 @@ def refresh(page_id: str) -> Snapshot | None:
     records = components.components_of(page_id, consistent=True)
     entries = _entries(page_id)
     history = _uptime_history(page, records)
+    displayed = [
+        metric for metric in metrics.metrics_of(page_id, consistent=True) if metric.display
+    ]
     listed = LISTED_INCIDENTS
     while True:
         kept = _trimmed(entries, listed)
@@ -72,6 +76,7 @@ def refresh(page_id: str) -> Snapshot | None:
             history,
             clock.iso(clock.now()),
             incomplete=len(kept) < len(entries),
+            displayed=displayed,
         )
         body = snapshots.compress(json.dumps(data, separators=(",", ":")))
         if len(body) <= snapshots.MAX_BODY_BYTES or listed == 0:
