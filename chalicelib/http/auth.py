@@ -15,7 +15,9 @@ _SCHEMES = ("oauth", "bearer", "token")
 class Principal:
     key_hash: str
     user: User
-    # The page the request's path names, read with the user (None: no such page, or none named).
+    # The page the request's path names (`page_id`), read with the user; None when there is
+    # no such page.
+    page_id: str | None = None
     page: Page | None = None
 
     @property
@@ -55,7 +57,7 @@ def authenticate(api_key: str | None, page_id: str | None = None) -> Principal:
             raise errors.unauthenticated()
     if user is None:
         raise errors.unauthenticated()
-    return Principal(key_hash, user, others[0] if page_id else None)
+    return Principal(key_hash, user, page_id, others[0] if page_id else None)
 
 
 def require_organization(principal: Principal, organization_id: str) -> None:
@@ -77,12 +79,15 @@ def require_role(principal: Principal, page_id: str, role: str | None) -> None:
 
 def page_for(principal: Principal, page_id: str, role: str | None = None) -> Page:
     """The page, if the caller's organization has it and the caller holds `role` there."""
-    page = principal.page if principal.page and principal.page.id == page_id else None
-    if page is None:
+    if principal.page_id == page_id:
+        page = principal.page  # read with the user already, found or not
+    else:
         try:
             page = Page.get(page_id)
         except Page.DoesNotExist:
-            raise errors.not_found() from None
+            page = None
+    if page is None:
+        raise errors.not_found()
     require_organization(principal, page.organization_id)
     require_role(principal, page_id, role)
     return page
