@@ -78,9 +78,7 @@ def _depth(value) -> int:
         item, level = pending.pop()
         children = item.values() if isinstance(item, dict) else item
         deepest = max(deepest, level)
-        pending.extend(
-            (child, level + 1) for child in children if isinstance(child, (dict, list))
-        )
+        pending.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
     return deepest
 
 
