@@ -263,8 +263,7 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
     assert all(float(column.get_attribute("height")) > 0 for column in columns)
     # The hover value: each column's <title>, which the browser shows as its tooltip.
     titles = [
-        column.find_element(By.TAG_NAME, "title").get_attribute("textContent")
-        for column in columns
+        column.find_element(By.TAG_NAME, "title").get_attribute("textContent") for column in columns
     ]
     assert [title.split(": ")[1] for title in titles] == ["100 ms", "80 ms", "120 ms"]
     assert chart.find_element(By.CSS_SELECTOR, ".metric-average").text == "Average 100 ms"
