@@ -124,9 +124,13 @@ def _record(source: ThirdPartySource, digest: str) -> None:
         ]
         if source.linked_at is not None:
             actions.append(ThirdPartySource.reconciled_at.set(source.linked_at))
-        work.update(source, actions, versioned=False)
+        # Only while the source is still known: an overlapping tick may have forgotten it.
+        work.update(source, actions, ThirdPartySource.url.exists(), versioned=False, intent=True)
 
-    unit_of_work.run(None, change)
+    try:
+        unit_of_work.run(None, change)
+    except errors.Conflict:
+        pass
 
 
 def _forget(source: ThirdPartySource) -> None:
