@@ -114,11 +114,7 @@ def _check_components(page_id: str, component_ids: list[str]) -> None:
 
 
 def _check_endpoint(endpoint: str) -> None:
-    # On the local stage webhooks may go anywhere (tests run sinks on loopback); elsewhere the
-    # endpoint must resolve, and only to public addresses.
-    if webhook.internal_addresses_allowed():
-        return
-    if webhook.resolve(endpoint) is None:
+    if not webhook.may_call(endpoint):
         raise errors.invalid("endpoint", "must resolve to a public address")
 
 

@@ -36,8 +36,12 @@ class Component(Model):
     start_date = UnicodeAttribute(null=True)
     group_id = UnicodeAttribute(null=True)
     group = BooleanAttribute(default=False)
-    # A third-party component mirrors a vendor's status; an empty status restores it.
+    # A third-party component follows the component `third_party_component_id` of the page
+    # whose summary.json is at `third_party_url`; `official_status` is that component's
+    # status as last applied (an empty status restores it).
     third_party = BooleanAttribute(default=False)
+    third_party_url = UnicodeAttribute(null=True)
+    third_party_component_id = UnicodeAttribute(null=True)
     official_status = UnicodeAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
