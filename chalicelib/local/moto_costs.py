@@ -33,10 +33,10 @@ from typing import Any
 
 from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
+from moto.dynamodb import responses as dynamodb_responses
 from moto.dynamodb.models import table as dynamodb_tables
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
-from moto.dynamodb import responses as dynamodb_responses
 from moto.dynamodb.responses import DynamoHandler
 
 _installed = False
