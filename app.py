@@ -14,6 +14,7 @@ from chalicelib.api import (
     metrics_providers,
     openapi,
     organizations,
+    page_access,
     pages,
     postmortems,
     subscribers,
@@ -45,6 +46,7 @@ for blueprint_module in (
     subscriptions,
     metrics_providers,
     metrics_api,
+    page_access,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
