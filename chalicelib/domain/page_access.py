@@ -2,13 +2,18 @@
 page, and which of its components and metrics each of them sees.
 
 A user or group (a *holder*) keeps the ids of the components and metrics it is granted; a
-user sees its own grants and its groups'. Membership is written on both sides in one change
-(the user's `group_ids`, the group's `user_ids`), and every component grant also on the
-component's `ComponentAudience`, staged before the holder itself: a change that is made again
-after a lost race starts from the holder as stored, so the audience never misses a grant.
+user sees its own grants and its groups'. Every change is one `AccessEdit`: it reads the
+holders it touches (consistently, once), changes them in memory and stages together
 
-Access changes are invisible to the public page of a page that is not audience-specific, so
-they leave its snapshot as it is.
+- membership on both sides (the user's `group_ids`, the group's `user_ids`),
+- each component grant on the component's `ComponentAudience` (staged before the holders, so
+  a change made again after a lost race starts from the holders as stored and the audience
+  never misses a grant),
+- the view of every user whose grants or groups moved (`visible_component_ids`,
+  `visible_metric_ids`: what a public view of the page reads, the user alone).
+
+Access changes are invisible to the public page's snapshot (an audience-specific page is
+filtered per viewer when shown), so they leave it as it is.
 """
 
 from __future__ import annotations
@@ -45,10 +50,10 @@ class Grant(Enum):
 def users_of(page_id: str, limit: int, email: str | None = None) -> list[PageAccessUser]:
     """The page's first `limit` users in creation order (only those with `email`, if given)."""
     if email is not None:
-        key = PageAccessUser.by_email.query(
+        found = PageAccessUser.by_email.query(
             page_id, PageAccessUser.email_key == _email_key(email), limit=limit
         )
-        return sorted(key, key=lambda user: user.id)
+        return sorted(found, key=lambda user: user.id)
     return list(PageAccessUser.query(page_id, limit=limit))
 
 
@@ -64,10 +69,9 @@ def get(model: type[H], page_id: str, holder_id: str, consistent: bool = False) 
         raise errors.NotFound() from None
 
 
-def _many(model: type[H], page_id: str, holder_ids: Iterable[str]) -> dict[str, H]:
-    """The holders named that exist, by id (one BatchGetItem per 100)."""
-    keys = [(page_id, holder_id) for holder_id in dict.fromkeys(holder_ids)]
-    return {holder.id: holder for holder in model.batch_get(keys)} if keys else {}
+def user_by_email(page_id: str, email: str) -> PageAccessUser | None:
+    found = users_of(page_id, 1, email)
+    return found[0] if found else None
 
 
 def granted(holder: Holder, field: str) -> set[str]:
@@ -93,7 +97,161 @@ def granted_metrics(page_id: str, holder: Holder) -> list:
     return [metric for metric in metrics.metrics_of(page_id) if metric.id in mine]
 
 
-# Staging -----------------------------------------------------------------------------------
+# One change --------------------------------------------------------------------------------
+
+
+def _audience_field(model: type[Holder]):
+    return ComponentAudience.user_ids if model is PageAccessUser else ComponentAudience.group_ids
+
+
+class AccessEdit:
+    """One change to a page's users and groups: each holder read once, changed in memory,
+    staged with the audiences and views it moves."""
+
+    def __init__(self, work: Work):
+        self.work = work
+        self.page_id = work.page_id
+        self._read: dict[tuple[type, str], Holder] = {}
+        self._changed: dict[tuple[type, str], Holder] = {}
+        self._deleted: dict[tuple[type, str], Holder] = {}
+        # component id -> audience field name -> (holder ids added, holder ids removed)
+        self._audiences: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
+        self._viewers: set[str] = set()  # users whose view may have moved
+
+    def get(self, model: type[H], holder_id: str) -> H:
+        found = self.many(model, [holder_id])
+        if holder_id not in found:
+            raise errors.NotFound()
+        return found[holder_id]
+
+    def many(self, model: type[H], holder_ids: Iterable[str]) -> dict[str, H]:
+        """The holders named that exist, by id (the unread ones in one BatchGetItem per 100,
+        consistently: their versions are the ones the commit is conditioned on)."""
+        wanted = list(dict.fromkeys(holder_ids))
+        unread = [(self.page_id, i) for i in wanted if (model, i) not in self._read]
+        if unread:
+            for holder in model.batch_get(unread, consistent_read=True):
+                self._read[(model, holder.id)] = holder
+        return {
+            holder_id: self._read[(model, holder_id)]
+            for holder_id in wanted
+            if (model, holder_id) in self._read and (model, holder_id) not in self._deleted
+        }
+
+    def add(self, holder: Holder) -> None:
+        self._read[(type(holder), holder.id)] = holder
+        self.touch(holder)
+
+    def touch(self, holder: Holder) -> None:
+        holder.updated_at = self.work.moment
+        self._changed[(type(holder), holder.id)] = holder
+
+    def _viewers_of(self, holder: Holder) -> set[str]:
+        return {holder.id} if isinstance(holder, PageAccessUser) else granted(holder, "user_ids")
+
+    def set_grants(self, holder: Holder, field: str, wanted: set[str]) -> None:
+        """Make the holder's `field` (components or metrics) exactly `wanted`."""
+        current = granted(holder, field)
+        if current == wanted:
+            return
+        if field == COMPONENTS:
+            name = _audience_field(type(holder)).attr_name
+            for component_id, joined in [(c, True) for c in wanted - current] + [
+                (c, False) for c in current - wanted
+            ]:
+                added, removed = self._audiences.setdefault(component_id, {}).setdefault(
+                    name, (set(), set())
+                )
+                (added if joined else removed).add(holder.id)
+        setattr(holder, field, wanted or None)
+        self._viewers |= self._viewers_of(holder)
+        self.touch(holder)
+
+    def set_members(self, holder: Holder, wanted: set[str], field: str) -> None:
+        """Make a user's groups (or a group's users) exactly `wanted`, each one's side too; a
+        wanted id that is not the page's is a 422 naming `field`."""
+        user_side = isinstance(holder, PageAccessUser)
+        own, other_model, other_field, noun = (
+            ("group_ids", PageAccessGroup, "user_ids", "group")
+            if user_side
+            else ("user_ids", PageAccessUser, "group_ids", "user")
+        )
+        current = set(getattr(holder, own) or ())
+        if current == wanted:
+            return
+        others = self.many(other_model, sorted(wanted ^ current))
+        for other_id in sorted(wanted - current):
+            if other_id not in others:
+                raise errors.invalid(field, f"{other_id} is not a page access {noun} of this page")
+        for other_id, other in others.items():
+            theirs = set(getattr(other, other_field) or ())
+            theirs = theirs | {holder.id} if other_id in wanted else theirs - {holder.id}
+            setattr(other, other_field, theirs or None)
+            self.touch(other)
+        self._viewers |= {holder.id} if user_side else current | wanted
+        setattr(holder, own, wanted or None)
+        self.touch(holder)
+
+    def delete(self, holder: Holder) -> None:
+        """Out of its memberships and its components' audiences, then gone."""
+        self._viewers |= self._viewers_of(holder)
+        field = "page_access_group_ids" if isinstance(holder, PageAccessUser) else "user_ids"
+        self.set_members(holder, set(), field)
+        self.set_grants(holder, COMPONENTS, set())
+        key = (type(holder), holder.id)
+        self._changed.pop(key, None)
+        self._deleted[key] = holder
+
+    def _refresh_views(self) -> None:
+        """Each affected user's view: its own grants and its groups' (the groups as changed)."""
+        users = self.many(PageAccessUser, sorted(self._viewers))
+        group_ids = sorted({g for user in users.values() for g in granted(user, "group_ids")})
+        groups = self.many(PageAccessGroup, group_ids)
+        for user in users.values():
+            theirs = [groups[g] for g in sorted(granted(user, "group_ids")) if g in groups]
+            for field, view in (
+                (COMPONENTS, "visible_component_ids"),
+                (METRICS, "visible_metric_ids"),
+            ):
+                seen = granted(user, field).union(*(granted(group, field) for group in theirs))
+                if seen != set(getattr(user, view) or ()):
+                    setattr(user, view, seen or None)
+                    self._changed[(PageAccessUser, user.id)] = user
+
+    def stage(self) -> None:
+        """Audiences first, then the holders and views, deletions last."""
+        self._refresh_views()
+        for component_id, fields in sorted(self._audiences.items()):
+            actions = []
+            for name, (added, removed) in fields.items():
+                attribute = getattr(ComponentAudience, name)
+                if added:
+                    actions.append(attribute.add(added))
+                elif removed:
+                    # One expression may not both add to and delete from a set: an audience
+                    # may name a holder that lost the grant (readers check), so keep the add.
+                    actions.append(attribute.delete(removed))
+            if actions:
+                item = ComponentAudience(self.page_id, component_id)
+                self.work.update(item, actions, versioned=False)
+        for holder in self._changed.values():
+            self.work.save(holder)
+        for holder in self._deleted.values():
+            self.work.delete(holder)
+
+
+def _edit(page_id: str, change: Callable[[AccessEdit], T]) -> T:
+    def staged(work: Work) -> T:
+        work.quiet()
+        edit = AccessEdit(work)
+        result = change(edit)
+        edit.stage()
+        return result
+
+    return unit_of_work.run(page_id, staged)
+
+
+# Users and groups --------------------------------------------------------------------------
 
 
 def _check_components(page_id: str, component_ids: Iterable[str]) -> None:
@@ -112,65 +270,7 @@ def _check_metrics(page_id: str, metric_ids: Iterable[str]) -> None:
             raise errors.invalid(METRICS, f"{metric_id} is not a metric of this page")
 
 
-def _audience_field(model: type[Holder]):
-    return ComponentAudience.user_ids if model is PageAccessUser else ComponentAudience.group_ids
-
-
-def _set_grants(work: Work, holder: Holder, field: str, wanted: set[str]) -> None:
-    """Make the holder's `field` exactly `wanted` (its component grants on the components'
-    audiences first); the caller saves the holder."""
-    current = granted(holder, field)
-    if field == COMPONENTS:
-        audience = _audience_field(type(holder))
-        for component_id in sorted(wanted - current):
-            item = ComponentAudience(holder.page_id, component_id)
-            work.update(item, [audience.add({holder.id})], versioned=False)
-        for component_id in sorted(current - wanted):
-            item = ComponentAudience(holder.page_id, component_id)
-            work.update(item, [audience.delete({holder.id})], versioned=False)
-    setattr(holder, field, wanted or None)
-
-
-def _changed_grants(current: set[str], ids_given: list[str] | None, grant: Grant) -> set[str]:
-    if grant is Grant.ADD:
-        return current | set(ids_given or ())
-    if grant is Grant.REPLACE:
-        return set(ids_given or ())
-    return current - set(ids_given) if ids_given else set()
-
-
-def _set_members(work: Work, holder: Holder, wanted: set[str], field: str) -> None:
-    """Make a user's groups (or a group's users) exactly `wanted`, each one's side too; a
-    wanted id that is not the page's is a 422 naming `field`."""
-    user_side = isinstance(holder, PageAccessUser)
-    own, other_model, other_field, noun = (
-        ("group_ids", PageAccessGroup, "user_ids", "group")
-        if user_side
-        else ("user_ids", PageAccessUser, "group_ids", "user")
-    )
-    current = set(getattr(holder, own) or ())
-    others = _many(other_model, holder.page_id, sorted(wanted ^ current))
-    for other_id in sorted(wanted - current):
-        if other_id not in others:
-            raise errors.invalid(field, f"{other_id} is not a page access {noun} of this page")
-    for other_id, other in others.items():
-        theirs = set(getattr(other, other_field) or ())
-        theirs = theirs | {holder.id} if other_id in wanted else theirs - {holder.id}
-        setattr(other, other_field, theirs or None)
-        other.updated_at = work.moment
-        work.save(other)
-    setattr(holder, own, wanted or None)
-
-
-def _edit(page_id: str, change: Callable[[Work], T]) -> T:
-    def quiet_change(work: Work) -> T:
-        work.quiet()
-        return change(work)
-
-    return unit_of_work.run(page_id, quiet_change)
-
-
-# Users and groups ----------------------------------------------------------------------------
+_CHECKS = {COMPONENTS: _check_components, METRICS: _check_metrics}
 
 
 def _email_key(email: str) -> str:
@@ -196,34 +296,32 @@ def _stage_email(work: Work, user: PageAccessUser, email: str | None) -> None:
     user.email_key = _email_key(email) if email is not None else None
 
 
-def _apply_user(work: Work, user: PageAccessUser, fields) -> None:
+def _apply_user(edit: AccessEdit, user: PageAccessUser, fields) -> None:
     if "email" in fields.model_fields_set:
-        _stage_email(work, user, fields.email)
+        _stage_email(edit.work, user, fields.email)
     if "external_login" in fields.model_fields_set:
         user.external_login = fields.external_login
-    _apply_shared(work, user, fields, fields.page_access_group_ids, "page_access_group_ids")
+    _apply_shared(edit, user, fields, fields.page_access_group_ids, "page_access_group_ids")
 
 
-def _apply_group(work: Work, group: PageAccessGroup, fields) -> None:
+def _apply_group(edit: AccessEdit, group: PageAccessGroup, fields) -> None:
     if fields.name is not None:
         group.name = fields.name
     if "external_identifier" in fields.model_fields_set:
         group.external_identifier = fields.external_identifier
-    _apply_shared(work, group, fields, fields.page_access_user_ids, "page_access_user_ids")
+    _apply_shared(edit, group, fields, fields.page_access_user_ids, "page_access_user_ids")
 
 
-def _apply_shared(work: Work, holder: Holder, fields, member_ids, members_field: str) -> None:
-    """Membership, components and metrics, as a body sets them; then the holder."""
+def _apply_shared(edit: AccessEdit, holder: Holder, fields, member_ids, members_field) -> None:
+    """Membership, components and metrics, as a body sets them."""
     if member_ids is not None:
-        _set_members(work, holder, set(member_ids), members_field)
-    if fields.component_ids is not None:
-        _check_components(holder.page_id, fields.component_ids)
-        _set_grants(work, holder, COMPONENTS, set(fields.component_ids))
-    if fields.metric_ids is not None:
-        _check_metrics(holder.page_id, fields.metric_ids)
-        _set_grants(work, holder, METRICS, set(fields.metric_ids))
-    holder.updated_at = work.moment
-    work.save(holder)
+        edit.set_members(holder, set(member_ids), members_field)
+    for field in (COMPONENTS, METRICS):
+        wanted = getattr(fields, field)
+        if wanted is not None:
+            _CHECKS[field](holder.page_id, wanted)
+            edit.set_grants(holder, field, set(wanted))
+    edit.touch(holder)
 
 
 _APPLY = {PageAccessUser: _apply_user, PageAccessGroup: _apply_group}
@@ -236,37 +334,34 @@ def create(page_id: str, model: type[H], fields) -> H:
         raise errors.invalid("email", "email or external_login is required")
     holder_id = ids.new_id()
 
-    def change(work: Work) -> H:
-        holder = model(page_id, holder_id, created_at=work.moment, updated_at=work.moment)
-        _APPLY[model](work, holder, fields)
+    def change(edit: AccessEdit) -> H:
+        moment = edit.work.moment
+        holder = model(page_id, holder_id, created_at=moment, updated_at=moment)
+        edit.add(holder)
+        _APPLY[model](edit, holder, fields)
         return holder
 
     return _edit(page_id, change)
 
 
 def update(page_id: str, model: type[H], holder_id: str, fields) -> H:
-    def change(work: Work) -> H:
-        holder = get(model, page_id, holder_id, True)
-        _APPLY[model](work, holder, fields)
+    def change(edit: AccessEdit) -> H:
+        holder = edit.get(model, holder_id)
+        _APPLY[model](edit, holder, fields)
         return holder
 
     return _edit(page_id, change)
 
 
 def delete(page_id: str, model: type[H], holder_id: str) -> H:
-    """Deletes a user or group, out of its memberships and its components' audiences first;
-    returns it as it was."""
+    """Deletes a user or group; returns it as it was."""
 
-    def change(work: Work) -> H:
-        holder = get(model, page_id, holder_id, True)
+    def change(edit: AccessEdit) -> H:
+        holder = edit.get(model, holder_id)
         shown = model.from_raw_data(holder.serialize())
-        user_side = model is PageAccessUser
-        field = "page_access_group_ids" if user_side else "page_access_user_ids"
-        _set_members(work, holder, set(), field)
-        _set_grants(work, holder, COMPONENTS, set())
-        if user_side and holder.email is not None:
-            work.delete(_email_claim(page_id, holder.email))
-        work.delete(holder)
+        edit.delete(holder)
+        if model is PageAccessUser and holder.email is not None:
+            edit.work.delete(_email_claim(page_id, holder.email))
         return shown
 
     return _edit(page_id, change)
@@ -275,20 +370,26 @@ def delete(page_id: str, model: type[H], holder_id: str) -> H:
 # Grants ------------------------------------------------------------------------------------
 
 
+def _changed_grants(current: set[str], ids_given: list[str] | None, grant: Grant) -> set[str]:
+    if grant is Grant.ADD:
+        return current | set(ids_given or ())
+    if grant is Grant.REPLACE:
+        return set(ids_given or ())
+    return current - set(ids_given) if ids_given else set()
+
+
 def change_grants(
     page_id: str, holder_id: str, model: type[H], field: str, grant: Grant, ids_given
 ) -> H:
     """Add, replace or remove a holder's components or metrics (`field`); ids that are not
     the page's are a 422 naming the field (except when removed)."""
 
-    def change(work: Work) -> H:
-        holder = get(model, page_id, holder_id, True)
+    def change(edit: AccessEdit) -> H:
+        holder = edit.get(model, holder_id)
         if grant is not Grant.REMOVE:
-            check = _check_components if field == COMPONENTS else _check_metrics
-            check(page_id, ids_given or ())
-        _set_grants(work, holder, field, _changed_grants(granted(holder, field), ids_given, grant))
-        holder.updated_at = work.moment
-        work.save(holder)
+            _CHECKS[field](page_id, ids_given or ())
+        edit.set_grants(holder, field, _changed_grants(granted(holder, field), ids_given, grant))
+        edit.touch(holder)
         return holder
 
     return _edit(page_id, change)
@@ -298,14 +399,15 @@ def admit(page_id: str, component_id: str, model: type[H], holder_ids: list[str]
     """Grant the component to each holder listed (a 422 naming `field` for one not the
     page's); returns the component and the page's components."""
 
-    def change(work: Work) -> components.Written:
+    def change(edit: AccessEdit) -> components.Written:
         records = components.components_of(page_id)
         component = components.find(records, component_id)
-        holders = _many(model, page_id, holder_ids)
+        holders = edit.many(model, holder_ids)
         for holder_id in holder_ids:
             if holder_id not in holders:
                 raise errors.invalid(field, f"{holder_id} is not one of this page's")
-        _stage_component_grant(work, component_id, model, list(holders.values()), True)
+        for holder in holders.values():
+            edit.set_grants(holder, COMPONENTS, granted(holder, COMPONENTS) | {component_id})
         return components.Written(component, records)
 
     return _edit(page_id, change)
@@ -315,7 +417,7 @@ def expel_all(page_id: str, component_id: str, model: type[H]) -> components.Wri
     """Take the component from every user (or group) granted it: the component's audience
     names them, one read."""
 
-    def change(work: Work) -> components.Written:
+    def change(edit: AccessEdit) -> components.Written:
         records = components.components_of(page_id)
         component = components.find(records, component_id)
         try:
@@ -323,31 +425,8 @@ def expel_all(page_id: str, component_id: str, model: type[H]) -> components.Wri
         except ComponentAudience.DoesNotExist:
             return components.Written(component, records)
         named = audience.user_ids if model is PageAccessUser else audience.group_ids
-        holders = _many(model, page_id, sorted(named or ())).values()
-        _stage_component_grant(work, component_id, model, list(holders), False)
+        for holder in edit.many(model, sorted(named or ())).values():
+            edit.set_grants(holder, COMPONENTS, granted(holder, COMPONENTS) - {component_id})
         return components.Written(component, records)
 
     return _edit(page_id, change)
-
-
-def _stage_component_grant(
-    work: Work, component_id: str, model: type[H], holders: list[H], grant: bool
-) -> None:
-    """Grant (or take) one component to (from) many holders: the audience item once (a
-    transaction may name an item only once), then each holder whose grants change."""
-    changing = [
-        holder for holder in holders if (component_id in granted(holder, COMPONENTS)) != grant
-    ]
-    if not changing:
-        return
-    audience = _audience_field(model)
-    holder_ids = {holder.id for holder in changing}
-    action = audience.add(holder_ids) if grant else audience.delete(holder_ids)
-    work.update(ComponentAudience(work.page_id, component_id), [action], versioned=False)
-    for holder in changing:
-        mine = granted(holder, COMPONENTS)
-        setattr(
-            holder, COMPONENTS, (mine | {component_id} if grant else mine - {component_id}) or None
-        )
-        holder.updated_at = work.moment
-        work.save(holder)

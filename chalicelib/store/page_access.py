@@ -44,6 +44,10 @@ class PageAccessUser(Model):
     group_ids = UnicodeSetAttribute(null=True)
     component_ids = UnicodeSetAttribute(null=True)
     metric_ids = UnicodeSetAttribute(null=True)
+    # What the user sees: its own grants and its groups', kept by every change to either, so
+    # a view of an audience-specific page reads the user alone.
+    visible_component_ids = UnicodeSetAttribute(null=True)
+    visible_metric_ids = UnicodeSetAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()

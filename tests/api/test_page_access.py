@@ -330,3 +330,21 @@ def test_component_side_users_and_groups(world, style):
         {"page_access_user_ids": [first["id"]]},
     )
     assert gone.status == 404
+
+
+def test_a_users_view_follows_its_own_grants_and_its_groups(world):
+    from chalicelib.store.page_access import PageAccessUser
+
+    a, b, c = (make_component(world, name) for name in "ABC")
+    group = make_access_group(world, component_ids=[b["id"]])
+    user = make_user(world, component_ids=[a["id"]], page_access_group_ids=[group["id"]])
+
+    def view():
+        stored = PageAccessUser.get(world.page_id, user["id"], consistent_read=True)
+        return set(stored.visible_component_ids or ())
+
+    assert view() == {a["id"], b["id"]}
+    world.api.patch(groups_path(world, f"/{group['id']}/components"), {"component_ids": [c["id"]]})
+    assert view() == {a["id"], b["id"], c["id"]}
+    world.api.delete(groups_path(world, f"/{group['id']}"))
+    assert view() == {a["id"]}
