@@ -27,6 +27,7 @@ from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
+from chalicelib.public import sign_in as public_sign_in
 from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue.
@@ -53,6 +54,7 @@ for blueprint_module in (
 app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
 app.register_blueprint(public_subscriptions.blueprint)
+app.register_blueprint(public_sign_in.blueprint)
 app.register_middleware(routing.contract_answers, "http")
 
 
