@@ -15,7 +15,7 @@ from chalice import Blueprint
 from chalicelib import clock, schemas
 from chalicelib.api.metrics import metric_out
 from chalicelib.api.pages import PAGE_CONFIGURATION
-from chalicelib.domain import page_access
+from chalicelib.domain import access_subscriptions, page_access
 from chalicelib.domain.page_access import COMPONENTS, METRICS, Grant
 from chalicelib.http.pagination import paginate, reach
 from chalicelib.http.routing import ApiRequest, Reply, Router
@@ -133,7 +133,9 @@ def list_page_access_users(request: ApiRequest):
     status=201,
 )
 def create_page_access_user(request: ApiRequest):
-    return _made(request, USERS_KIND, request.parse().page_access_user)
+    page = request.page(PAGE_CONFIGURATION)
+    user = access_subscriptions.create_user(page.id, request.parse().page_access_user)
+    return _created(request, user_out(user))
 
 
 @router.route(USER, ["GET"], summary="Get a page access user", response="PageAccessUserOut")

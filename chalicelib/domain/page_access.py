@@ -74,6 +74,26 @@ def user_by_email(page_id: str, email: str) -> PageAccessUser | None:
     return found[0] if found else None
 
 
+def subscribable(page_id: str, user_id: str | None, component_ids: list[str]) -> list[str]:
+    """What a subscriber of an audience-specific page may follow (SPEC 4.10): it names its
+    page access user, and follows components that user sees (all of them, when it names
+    none); anything else is a 422 naming the field."""
+    if not user_id:
+        raise errors.invalid("page_access_user", "is required on an audience-specific page")
+    try:
+        user = get(PageAccessUser, page_id, user_id)
+    except errors.NotFound:
+        raise errors.invalid("page_access_user", "is not a page access user of this page") from None
+    seen = granted(user, "visible_component_ids")
+    if not seen:
+        # A subscriber following no component hears of everything on the page.
+        raise errors.invalid("page_access_user", "sees no component of this page")
+    for component_id in component_ids:
+        if component_id not in seen:
+            raise errors.invalid("component_ids", f"{component_id} is not seen by this user")
+    return component_ids or sorted(seen)
+
+
 def granted(holder: Holder, field: str) -> set[str]:
     return set(getattr(holder, field) or ())
 

@@ -175,3 +175,56 @@ def test_a_view_reads_the_snapshot_and_the_viewer_and_audiences_share_a_body(wor
         second = visitor.get("/api/v2/summary.json", headers=carol)
     assert calls.summary() == {"GetItem": 2}  # the snapshot, the viewer
     assert second.headers["ETag"] == first.headers["ETag"]  # one audience, one version
+
+
+def subscribers_of(world):
+    return world.api.get(f"/v1/pages/{world.page_id}/subscribers?state=all").json
+
+
+def test_subscribe_to_components_subscribes_the_user_to_what_it_sees(world):
+    api, db = make_component(world, "API"), make_component(world, "DB")
+    user = make_viewer(
+        world, "alice@example.com", component_ids=[api["id"]], subscribe_to_components=True
+    )
+    make_viewer(world, "bob@example.com", component_ids=[db["id"]])
+    (subscriber,) = subscribers_of(world)
+    assert subscriber["email"] == "alice@example.com"
+    assert subscriber["components"] == [api["id"]]
+    assert subscriber["page_access_user_id"] == user["id"]
+
+
+def test_a_subscriber_of_an_audience_specific_page_names_its_page_access_user(world):
+    api, db = make_component(world, "API"), make_component(world, "DB")
+    user = make_viewer(world, "alice@example.com", component_ids=[api["id"]])
+    update_page(world, audience_specific=True)
+    path = f"/v1/pages/{world.page_id}/subscribers.json"
+
+    def create(**fields):
+        body = {"subscriber": {"email": "reader@example.com", **fields}}
+        return world.api.post(path, body, form=True)
+
+    missing = create()
+    assert missing.status == 422 and "page_access_user" in missing.json["errors"]
+    unknown = create(page_access_user="nope")
+    assert unknown.status == 422 and "page_access_user" in unknown.json["errors"]
+    unseen = create(page_access_user=user["id"], component_ids=[db["id"]])
+    assert unseen.status == 422 and "component_ids" in unseen.json["errors"]
+    made = create(page_access_user=user["id"])
+    assert made.status == 201, made.text
+    assert made.json["components"] == [api["id"]]
+
+
+def test_a_signed_in_reader_subscribes_as_itself(world, visitor):
+    api = make_component(world, "API")
+    user = make_viewer(world, "alice@example.com", component_ids=[api["id"]])
+    update_page(world, audience_specific=True)
+    cookie = sign_in(visitor, "alice@example.com")
+    answer = visitor.api.post(
+        f"/s/{world.page_id}/subscribe",
+        urlencode({"subscriber[email]": "alice@example.com"}),
+        headers={**FORM, **cookie},
+    )
+    assert answer.status == 200, answer.text
+    (subscriber,) = subscribers_of(world)
+    assert subscriber["page_access_user_id"] == user["id"]
+    assert subscriber["components"] == [api["id"]]
