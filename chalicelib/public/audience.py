@@ -2,8 +2,8 @@
 
 A reader signs in by a link emailed to a page access user's address (`sign_in.py`); the
 link sets a cookie naming the user, signed and expiring. A view reads the page's one
-snapshot (shared by every reader) and the viewer's user item, which carries what the user
-sees, its own grants and its groups' (kept there by every access change). The snapshot is
+snapshot (shared by every reader) and, in the same BatchGetItem, the viewer's user item,
+which carries what the user sees, its own grants and its groups' (kept there by every access change). The snapshot is
 filtered to that: the components (a group shows when a member does), the incidents that
 touch them or no component at all, the status they add up to, their uptime bars and the
 metrics granted. The filtered content is kept per snapshot version and per *audience*
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from chalicelib import clock
-from chalicelib.domain import errors, page_access, signing
+from chalicelib.domain import signing
 from chalicelib.public import content
 from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.page_access import PageAccessUser
@@ -73,15 +73,23 @@ def _cookie(headers: dict[str, str], name: str) -> str | None:
     return None
 
 
-def viewer_of(headers: dict[str, str], page_id: str) -> Viewer | None:
-    """The signed-in reader of the page (one GetItem), or None."""
-    user_id = user_id_of(page_id, _cookie(headers, cookie_name(page_id)), VIEWER)
-    if user_id is None:
+def viewer_key(headers: dict[str, str]):
+    """For `snapshot.load`'s `alongside`: the key of the user a page's signed cookie names,
+    so that the view reads it with the snapshot, in one round trip (no read for a request
+    without a genuine, unexpired cookie for that page)."""
+
+    def key_for(page_id: str) -> tuple | None:
+        user_id = user_id_of(page_id, _cookie(headers, cookie_name(page_id)), VIEWER)
+        return (PageAccessUser, (page_id, user_id)) if user_id else None
+
+    return key_for
+
+
+def viewer_from(user: PageAccessUser | None) -> Viewer | None:
+    """The signed-in reader, from its user item as read with the snapshot (None: no cookie,
+    or the user was deleted since it signed in)."""
+    if not isinstance(user, PageAccessUser):
         return None
-    try:
-        user = page_access.get(PageAccessUser, page_id, user_id)
-    except errors.NotFound:
-        return None  # deleted since it signed in
     return Viewer(
         user.id,
         frozenset(user.visible_component_ids or ()),

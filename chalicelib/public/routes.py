@@ -102,7 +102,9 @@ class Visit:
 def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     reference = request.params["page_id"]
     base = f"/s/{reference}"
-    return page_snapshot.load_by_reference(reference), base, config.public_base_url() + base
+    viewer = audience.viewer_key(request.headers)
+    snapshot = page_snapshot.load_by_reference(reference, viewer)
+    return snapshot, base, config.public_base_url() + base
 
 
 def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
@@ -111,8 +113,9 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
         return None, "", ""
     scheme = request.headers.get("x-forwarded-proto", "https")
     subdomain = _subdomain_of(host)
-    snapshot = page_snapshot.load_by_subdomain(subdomain) if subdomain else None
-    return snapshot or page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+    viewer = audience.viewer_key(request.headers)
+    snapshot = page_snapshot.load_by_subdomain(subdomain, viewer) if subdomain else None
+    return snapshot or page_snapshot.load_by_domain(host, viewer), "", f"{scheme}://{host}"
 
 
 def _subdomain_of(host: str) -> str | None:
@@ -176,7 +179,7 @@ def public_view(
                         raise errors.unauthenticated()
                     viewer = None
                     if page.get("audience_specific") and viewers_only:
-                        viewer = audience.viewer_of(request.headers, snapshot.page_id)
+                        viewer = audience.viewer_from(snapshot.alongside)
                         if viewer is None:
                             if as_html and not otherwise:
                                 return sign_in_required(snapshot, base)
