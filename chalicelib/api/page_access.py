@@ -119,7 +119,7 @@ def _deleted(request: ApiRequest, kind: Kind):
 )
 def list_page_access_users(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    email = request.parse_query().email
+    email = request.query.get("email") or None
     found = page_access.users_of(page.id, reach(request.query), email)
     return [user_out(user) for user in paginate(found, request.query)]
 
