@@ -90,11 +90,6 @@ def _found(request: ApiRequest, kind: Kind):
     return page, page_access.get(kind.model, page.id, request.params[kind.parameter])
 
 
-def _made(request: ApiRequest, kind: Kind, fields):
-    page = request.page(PAGE_CONFIGURATION)
-    return _created(request, kind.shown(page_access.create(page.id, kind.model, fields)))
-
-
 def _updated(request: ApiRequest, kind: Kind, fields):
     page = request.page(PAGE_CONFIGURATION)
     holder_id = request.params[kind.parameter]
@@ -191,7 +186,9 @@ def list_page_access_groups(request: ApiRequest):
     status=201,
 )
 def create_page_access_group(request: ApiRequest):
-    return _made(request, GROUPS_KIND, request.parse().page_access_group)
+    page = request.page(PAGE_CONFIGURATION)
+    fields = request.parse().page_access_group
+    return _created(request, group_out(page_access.create(page.id, PageAccessGroup, fields)))
 
 
 @router.route(GROUP, ["GET"], summary="Get a page access group", response="PageAccessGroupOut")
