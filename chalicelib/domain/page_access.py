@@ -84,7 +84,9 @@ def subscribable(page_id: str, user_id: str | None, component_ids: list[str]) ->
         user = get(PageAccessUser, page_id, user_id)
     except errors.NotFound:
         raise errors.invalid("page_access_user", "is not a page access user of this page") from None
-    seen = granted(user, "visible_component_ids")
+    # A grant of a component deleted since is no longer seen.
+    existing = {record.id for record in components.components_of(page_id)}
+    seen = granted(user, "visible_component_ids") & existing
     if not seen:
         # A subscriber following no component hears of everything on the page.
         raise errors.invalid("page_access_user", "sees no component of this page")
