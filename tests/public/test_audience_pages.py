@@ -228,3 +228,30 @@ def test_a_signed_in_reader_subscribes_as_itself(world, visitor):
     (subscriber,) = subscribers_of(world)
     assert subscriber["page_access_user_id"] == user["id"]
     assert subscriber["components"] == [api["id"]]
+
+
+def test_sign_in_on_the_pages_own_domain(world, visitor):
+    api = make_component(world, "Checkout")
+    make_component(world, "Billing")
+    make_viewer(world, "alice@example.com", component_ids=[api["id"]])
+    update_page(world, audience_specific=True, domain="status.example.org")
+    host = {"Host": "status.example.org"}
+    form = visitor.api.get("/", headers=host)
+    assert form.status == 401 and 'action="/sign-in"' in form.text
+    before = len(sent_mail())
+    visitor.api.post(
+        "/sign-in", urlencode({"email": "alice@example.com"}), headers={**FORM, **host}
+    )
+    (mail,) = sent_mail()[before:]
+    path = re.search(r"https://status\.example\.org(/sign-in/\S+)", mail.body).group(1)
+    opened = visitor.api.get(path, headers=host)
+    assert opened.status == 303 and opened.headers["Location"] == "/"
+    assert "Secure" in opened.headers["Set-Cookie"]  # the page's host is https
+    cookie = {"Cookie": opened.headers["Set-Cookie"].split(";")[0]}
+    page = visitor.api.get("/", headers={**host, **cookie})
+    assert page.status == 200 and "Checkout" in page.text and "Billing" not in page.text
+    assert set(page.headers["Vary"].split(", ")) == {"Host", "Cookie"}
+    not_modified = visitor.api.get(
+        "/", headers={**host, **cookie, "If-None-Match": page.headers["ETag"]}
+    )
+    assert not_modified.status == 304
