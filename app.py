@@ -22,6 +22,10 @@ from chalicelib.api import (
 )
 from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
+from chalicelib.console import incidents as console_incidents  # noqa: F401 (registers screens)
+from chalicelib.console import pages as console_pages  # noqa: F401
+from chalicelib.console import sign_in as console_sign_in  # noqa: F401
+from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
@@ -55,6 +59,7 @@ app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
 app.register_blueprint(public_subscriptions.blueprint)
 app.register_blueprint(public_sign_in.blueprint)
+app.register_blueprint(console_views.blueprint)  # the console's screens, all on one blueprint
 app.register_middleware(routing.contract_answers, "http")
 
 

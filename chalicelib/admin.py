@@ -2,6 +2,7 @@
 
     python -m chalicelib.admin bootstrap
     python -m chalicelib.admin create-key --user USER_ID
+    python -m chalicelib.admin set-password --user USER_ID
     python -m chalicelib.admin index-recipients
 
 On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
@@ -32,6 +33,27 @@ def bootstrap(
         "api_key": api_key,
         "page_id": page.id,
     }
+
+
+def one_time_password(user_id: str) -> str:
+    """A new random password for a user, to sign in to the console (`/manage`); it is
+    printed once and only its hash is kept."""
+    import secrets
+
+    from chalicelib.domain import organizations
+    from chalicelib.store.models import User
+
+    try:
+        user = User.get(user_id)
+    except User.DoesNotExist:
+        raise SystemExit(f"error: no user {user_id}") from None
+    password = secrets.token_urlsafe(12)
+    organizations.set_password(user, password)
+    return password
+
+
+def _set_password(args) -> dict:
+    return {"password": one_time_password(args.user)}
 
 
 def index_recipients() -> int:
@@ -119,6 +141,12 @@ def parser() -> argparse.ArgumentParser:
     command = commands.add_parser("create-key", help="an API key for a user (printed once)")
     command.add_argument("--user", required=True)
     command.set_defaults(run=_create_key)
+
+    command = commands.add_parser(
+        "set-password", help="a new one-time password for a user's console sign-in (printed once)"
+    )
+    command.add_argument("--user", required=True)
+    command.set_defaults(run=_set_password)
 
     command = commands.add_parser("create-page", help="a page of an organization")
     command.add_argument("--organization", required=True)

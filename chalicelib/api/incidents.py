@@ -16,7 +16,6 @@ router = Router(blueprint, "incidents")
 INCIDENTS = "/v1/pages/{page_id}/incidents"
 INCIDENT = INCIDENTS + "/{incident_id}"
 INCIDENT_MANAGER = organizations.INCIDENT_MANAGER
-MAINTENANCE_MANAGER = "maintenance_manager"
 
 
 def _listed(request: ApiRequest, keep) -> list[schemas.IncidentOut]:
@@ -40,10 +39,6 @@ def _listed(request: ApiRequest, keep) -> list[schemas.IncidentOut]:
         else:
             found = incidents.with_updates(records[(number - 1) * size : number * size])
     return [incident_out(incident) for incident in found]
-
-
-def _role_for(scheduled: bool) -> str:
-    return MAINTENANCE_MANAGER if scheduled else INCIDENT_MANAGER
 
 
 LISTS = {
@@ -85,7 +80,7 @@ for _path, (_summary, _keep) in LISTS.items():
 )
 def create_incident(request: ApiRequest):
     fields = request.parse().incident
-    request.page(_role_for(incidents.is_scheduled(fields)))
+    request.page(organizations.incident_role(incidents.is_scheduled(fields)))
     return incident_out(incidents.create_incident(request.params["page_id"], fields))
 
 
@@ -109,7 +104,7 @@ def update_incident(request: ApiRequest):
     fields = request.parse().incident
     request.page()
     existing = incidents.get_incident(page_id, incident_id)
-    request.page(_role_for(existing.record.scheduled))
+    request.page(organizations.incident_role(existing.record.scheduled))
     return incident_out(incidents.update_incident(page_id, incident_id, fields))
 
 
@@ -118,7 +113,7 @@ def delete_incident(request: ApiRequest):
     page_id, incident_id = request.params["page_id"], request.params["incident_id"]
     request.page()
     existing = incidents.get_incident(page_id, incident_id)
-    request.page(_role_for(existing.record.scheduled))
+    request.page(organizations.incident_role(existing.record.scheduled))
     return incident_out(incidents.delete_incident(page_id, incident_id))
 
 

@@ -6,7 +6,14 @@ from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
 
 INCIDENT_MANAGER = "incident_manager"
-ROLES = ("page_configuration", INCIDENT_MANAGER, "maintenance_manager")
+MAINTENANCE_MANAGER = "maintenance_manager"
+ROLES = ("page_configuration", INCIDENT_MANAGER, MAINTENANCE_MANAGER)
+
+
+def incident_role(scheduled: bool) -> str:
+    """The role that writes an incident: maintenances have their own (the API and the
+    console both ask this)."""
+    return MAINTENANCE_MANAGER if scheduled else INCIDENT_MANAGER
 
 
 def create_organization(name: str) -> Organization:
@@ -32,6 +39,7 @@ def create_user(
         first_name=first_name,
         last_name=last_name,
         password_hash=credentials.password_hash(password) if password else None,
+        sign_in_email=email.lower() if password else None,  # only users who may sign in
         owner=owner,
         page_roles={},
         created_at=moment,
@@ -93,3 +101,21 @@ def has_role(user: User, page_id: str, role: str | None) -> bool:
     if role is None or not page_roles:
         return True
     return bool(page_roles.get(role))
+
+
+def users_by_email(email: str) -> list[User]:
+    """The users who sign in with `email` (one per organization at most), by the sparse
+    `by-sign-in-email` index: a sign-in reads no other user."""
+    return list(User.by_sign_in_email.query(email.strip().lower()))
+
+
+def set_password(user: User, password: str) -> None:
+    """Store the password's hash (never the password), and index the user's email for
+    sign-in."""
+    user.update(
+        actions=[
+            User.password_hash.set(credentials.password_hash(password)),
+            User.sign_in_email.set(user.email.lower()),
+            User.updated_at.set(clock.now()),
+        ]
+    )

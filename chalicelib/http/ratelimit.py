@@ -18,9 +18,10 @@ from chalicelib.store.models import RateWindow
 WINDOW_SECONDS = 60
 
 
-def check(token: str) -> None:
-    """Count one request for `token`; raise 429 with `Retry-After` when over the limit."""
-    limit = config.rate_limit_per_minute()
+def check(token: str, limit: int | None = None) -> None:
+    """Count one request for `token`; raise 429 with `Retry-After` when over `limit` (by
+    default the API's per-key limit)."""
+    limit = config.rate_limit_per_minute() if limit is None else limit
     if limit <= 0:
         return
     moment = clock.now().timestamp()

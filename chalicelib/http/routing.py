@@ -233,7 +233,7 @@ class Router:
 
         def answer(**params: str) -> Response:
             try:
-                request = _api_request(blueprint.current_request, params)
+                request = api_request(blueprint.current_request, params)
                 request.body_schema, request.query_schema = body_schema, query_schema
                 if authenticated:
                     request.principal = auth.authenticate(
@@ -278,7 +278,7 @@ def _lost_a_race(error: Exception) -> bool:
     )
 
 
-def _api_request(current, params: dict[str, str]) -> ApiRequest:
+def api_request(current, params: dict[str, str]) -> ApiRequest:
     params = dict(params)
     archived = current.context.get("resourcePath", "").endswith(ARCHIVED_SUFFIX)
     if params:

@@ -28,7 +28,7 @@ def main() -> int:
 
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
-    from chalicelib.admin import bootstrap, index_recipients
+    from chalicelib.admin import bootstrap, index_recipients, one_time_password
     from chalicelib.local import events, server
     from chalicelib.local.emulator import Emulator
 
@@ -40,6 +40,10 @@ def main() -> int:
         print("First start: made an organization, an owner, an API key and a page.")
         print("Keep the key; it is shown only this once:")
         print(json.dumps(created, indent=2))
+        password = one_time_password(created["user_id"])
+        print(f"Console: http://127.0.0.1:{port}/manage")
+        print(f"  sign in as owner@example.com with the one-time password {password}")
+        print('  (shown only now; a new one: make admin ARGS="set-password --user USER_ID")')
 
     stopped = threading.Event()
 
@@ -52,7 +56,9 @@ def main() -> int:
     http = server.start(app, "127.0.0.1", port)
     events.start_all(app, tick_seconds, stopped)
     print(
-        f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port})", flush=True
+        f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port}); "
+        f"console: http://127.0.0.1:{port}/manage",
+        flush=True,
     )
 
     stopped.wait()

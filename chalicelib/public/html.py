@@ -62,19 +62,28 @@ UPDATE_LABELS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
+def new_environment(templates: Path) -> Environment:
+    """The Jinja2 environment of server-rendered HTML (the public pages, the console):
+    everything autoescaped, an undefined name an error, Markdown through the sanitizer."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
     from markupsafe import Markup
 
     environment = Environment(
-        loader=FileSystemLoader(_HERE / "templates"),
+        loader=FileSystemLoader(templates),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=StrictUndefined,
     )
     environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
+    return environment
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    from markupsafe import Markup
+
+    environment = new_environment(_HERE / "templates")
     environment.filters["web_url"] = is_web_url
     environment.globals.update(
         status_labels=STATUS_LABELS,

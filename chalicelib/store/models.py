@@ -37,8 +37,20 @@ class UsersByOrganization(GlobalSecondaryIndex):
     created_at = UTCDateTimeAttribute(range_key=True)
 
 
+class UsersBySignInEmail(GlobalSecondaryIndex):
+    """Sparse: users with a `sign_in_email` (their email in lower case), for the console's
+    sign-in."""
+
+    class Meta:
+        index_name = "by-sign-in-email"
+        projection = AllProjection()
+
+    sign_in_email = UnicodeAttribute(hash_key=True)
+
+
 class User(Model):
-    """hash `id`; index `by-organization` (organization_id, created_at).
+    """hash `id`; index `by-organization` (organization_id, created_at); sparse index
+    `by-sign-in-email` (sign_in_email).
 
     `page_roles` maps a page id to its roles ({} for a page without role based access);
     an owner reaches every page of the organization whatever the map says.
@@ -51,12 +63,14 @@ class User(Model):
     first_name = UnicodeAttribute(default="")
     last_name = UnicodeAttribute(default="")
     password_hash = UnicodeAttribute(null=True)
+    sign_in_email = UnicodeAttribute(null=True)
     owner = BooleanAttribute(default=False)
     page_roles = MapAttribute(default=dict)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()
     by_organization = UsersByOrganization()
+    by_sign_in_email = UsersBySignInEmail()
 
 
 class ApiKey(Model):

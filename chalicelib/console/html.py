@@ -1,0 +1,42 @@
+"""The console's screens as HTML: Jinja2 templates, autoescaped (everything a user wrote is
+escaped), styled by one inline style sheet the content security policy allows by its hash.
+Jinja2 is imported on the first screen rendered, not when the app is imported."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, new_environment
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+_HERE = Path(__file__).parent
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    from markupsafe import Markup
+
+    environment = new_environment(_HERE / "templates")
+    environment.filters["moment"] = _moment
+    environment.globals.update(
+        status_labels=STATUS_LABELS,
+        update_labels=UPDATE_LABELS,
+        levels=LEVELS,
+        stylesheet=Markup((_HERE / "static" / "console.css").read_text()),
+    )
+    return environment
+
+
+def _moment(value) -> str:
+    """A stored time as the console shows it: UTC, to the minute."""
+    if not value:
+        return ""
+    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
+
+
+def render(template: str, **context) -> str:
+    return _environment().get_template(template).render(**context)

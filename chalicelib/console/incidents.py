@@ -1,0 +1,131 @@
+"""Incidents and maintenances in the console: open one (from scratch or from a template,
+with the affected components and their statuses), post updates, resolve; schedule a
+maintenance with its automation flags and reminders.
+
+The forms post the API's own field names (`incident[name]`, `incident[components][<id>]`),
+validated by the API's schemas and written by the same domain functions; the role asked is
+the API's (`organizations.incident_role`: maintenances need `maintenance_manager`, other
+incidents `incident_manager`).
+"""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib import schemas
+from chalicelib.console.views import BASE, Screen, console_view, redirect
+from chalicelib.domain import (
+    components,
+    incident_templates,
+    incidents,
+    organizations,
+    pages,
+    subscribers,
+)
+from chalicelib.domain import incident_states as states
+from chalicelib.http import errors
+from chalicelib.views.incidents import incident_out
+
+# The automation flags a maintenance form offers, each a checkbox, as the API names them.
+MAINTENANCE_FLAGS = {
+    "scheduled_remind_prior": "Remind subscribers 60 minutes before it starts",
+    "scheduled_auto_in_progress": "Start it automatically at the scheduled time",
+    "scheduled_auto_completed": "Complete it automatically at the scheduled end",
+    "auto_transition_to_maintenance_state": "At the start, put its components under maintenance",
+    "auto_transition_to_operational_state": "At the end, set its components back to operational",
+    "auto_transition_deliver_notifications_at_start": "Notify subscribers when it starts",
+    "auto_transition_deliver_notifications_at_end": "Notify subscribers when it ends",
+}
+
+
+def _incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
+    """The form's `incident[...]` fields as the API would take them: a component left at
+    "not affected" is not named."""
+    fields = screen.form.get("incident")
+    if not isinstance(fields, dict):
+        raise errors.unprocessable({"incident": ["is missing"]})
+    chosen = fields.get("components")
+    if isinstance(chosen, dict):
+        fields["components"] = {key: value for key, value in chosen.items() if value}
+        if not fields["components"]:
+            del fields["components"]
+    for name in ("scheduled_for", "scheduled_until", "template_id", "reminder_intervals"):
+        if fields.get(name) == "":
+            del fields[name]
+    return errors.validated(schema, {"incident": fields}, "incident").incident
+
+
+def _form_context(screen: Screen, page_id: str, scheduled: bool) -> dict:
+    page = screen.page(page_id, organizations.incident_role(scheduled))
+    templates = incident_templates.templates_of(page.id) if not scheduled else []
+    chosen = screen.request.query.get("template_id", "")
+    template = next((t for t in templates if t.id == chosen), None)
+    shown = [c for c in components.components_of(page.id) if not c.group]
+    named = set(template.component_ids or []) if template else set()
+    return {
+        "page": {"id": page.id, "name": pages.profile_of(page).get("name", "")},
+        "components": shown,
+        # Preselected: the template's components, and those already not operational.
+        "preselected": {c.id for c in shown if c.id in named or c.status != "operational"},
+        "unset_label": "Not affected",
+        "templates": templates,
+        "template": template,
+        "statuses": states.statuses_of(scheduled),
+        "flags": MAINTENANCE_FLAGS,
+    }
+
+
+@console_view("/pages/{page_id}/incidents/new")
+def new_incident(screen: Screen) -> Response:
+    context = _form_context(screen, screen.request.params["page_id"], scheduled=False)
+    return screen.render("incident_new.html", **context)
+
+
+@console_view("/pages/{page_id}/maintenances/new")
+def new_maintenance(screen: Screen) -> Response:
+    context = _form_context(screen, screen.request.params["page_id"], scheduled=True)
+    return screen.render("maintenance_new.html", **context)
+
+
+@console_view("/pages/{page_id}/incidents", ("POST",))
+def create_incident(screen: Screen) -> Response:
+    page_id = screen.request.params["page_id"]
+    fields = _incident_fields(screen, schemas.IncidentCreate)
+    screen.page(page_id, organizations.incident_role(incidents.is_scheduled(fields)))
+    created = incidents.create_incident(page_id, fields)
+    return redirect(f"{BASE}/pages/{page_id}/incidents/{created.record.id}")
+
+
+@console_view("/pages/{page_id}/incidents/{incident_id}")
+def show_incident(screen: Screen) -> Response:
+    page_id, incident_id = screen.request.params["page_id"], screen.request.params["incident_id"]
+    page = screen.page(page_id)
+    incident = incidents.get_incident(page.id, incident_id)
+    scheduled = incident.record.scheduled
+    shown = incident_out(incident).model_dump(mode="json")
+    active = {kind: by_state["active"] for kind, by_state in subscribers.counts(page.id).items()}
+    return screen.render(
+        "incident.html",
+        page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
+        incident=shown,
+        scheduled=scheduled,
+        closed=incident.record.status in states.CLOSED,
+        can_write=screen.may(page.id, organizations.incident_role(scheduled)),
+        statuses=states.statuses_of(scheduled),
+        components=[c for c in components.components_of(page.id) if not c.group],
+        preselected=set(incident.record.component_ids or []),
+        unset_label="Unchanged",
+        active_subscribers=active,
+    )
+
+
+@console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",))
+def update_incident(screen: Screen) -> Response:
+    """Post an update (a status and/or a message, component statuses), or resolve."""
+    page_id, incident_id = screen.request.params["page_id"], screen.request.params["incident_id"]
+    fields = _incident_fields(screen, schemas.IncidentUpdate)
+    screen.page(page_id)
+    existing = incidents.get_incident(page_id, incident_id)
+    screen.page(page_id, organizations.incident_role(existing.record.scheduled))
+    incidents.update_incident(page_id, incident_id, fields)
+    return redirect(f"{BASE}/pages/{page_id}/incidents/{incident_id}")

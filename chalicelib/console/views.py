@@ -1,0 +1,140 @@
+"""How a console screen is served: the session read, the CSRF token checked on every POST,
+the form decoded as the API decodes bodies, and refusals (a role missing, a field invalid)
+shown as pages. A screen's handler then reads like an API handler: authorize with the same
+role check (`auth.page_for`), call one domain function, render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from chalice import Blueprint, Response
+
+from chalicelib.console import html, session
+from chalicelib.domain import organizations
+from chalicelib.domain.errors import DomainError
+from chalicelib.http import auth, errors
+from chalicelib.http.routing import ApiRequest, api_request
+from chalicelib.public import security
+from chalicelib.store.models import Page, User
+
+blueprint = Blueprint(__name__)
+BASE = session.PATH
+HTML = "text/html; charset=utf-8"
+_TITLES = {
+    400: "Bad request",
+    403: "You may not do this",
+    404: "Not found",
+    409: "Someone changed this meanwhile",
+    422: "Please check the form",
+    429: "Too many attempts",
+}
+
+
+@dataclass
+class Screen:
+    """One console request: who is signed in, and their form's token."""
+
+    request: ApiRequest
+    user: User | None = None
+    session_value: str | None = None
+
+    @property
+    def form(self) -> dict:
+        return self.request.body
+
+    @property
+    def csrf(self) -> str:
+        return session.csrf_token(self.session_value) if self.session_value else ""
+
+    def page(self, page_id: str, role: str | None = None) -> Page:
+        """The page, if the user reaches it and holds `role` there: the API's own check."""
+        return auth.page_for(auth.Principal("console-session", self.user), page_id, role)
+
+    def may(self, page_id: str, role: str | None) -> bool:
+        return organizations.has_role(self.user, page_id, role)
+
+    def render(self, template: str, status: int = 200, **context) -> Response:
+        body = html.render(template, user=self.user, csrf=self.csrf, base=BASE, **context)
+        return page_response(body, status)
+
+
+def page_response(body: str, status: int = 200, headers: dict | None = None) -> Response:
+    # A screen shows one user's data: no cache keeps it.
+    headers = {"Content-Type": HTML, "Cache-Control": "no-store", **(headers or {})}
+    return Response(body=body, status_code=status, headers={**headers, **security.for_html(body)})
+
+
+def redirect(location: str, cookie: str | None = None) -> Response:
+    headers = {"Location": location, "Cache-Control": "no-store", **security.for_data()}
+    if cookie:
+        headers["Set-Cookie"] = cookie
+    return Response(body="", status_code=303, headers=headers)
+
+
+def refusal(screen: Screen, error: errors.ApiError) -> Response:
+    title = _TITLES.get(error.status, error.message)
+    problems = error.body().get("errors", {})
+    response = screen.render(
+        "error.html", error.status, title=title, message=error.message, problems=problems
+    )
+    response.headers.update(error.headers)
+    return response
+
+
+def _signed_in(screen: Screen) -> bool:
+    value = session.cookie_of(screen.request.headers, session.COOKIE)
+    user_id = session.user_id_of(value)
+    if user_id is None:
+        return False
+    try:
+        screen.user = User.get(user_id)
+    except User.DoesNotExist:
+        return False  # a deleted user's session ends with the user
+    screen.session_value = value
+    return True
+
+
+def console_view(path: str, methods: tuple[str, ...] = ("GET",), *, signed_in: bool = True):
+    """Register a screen at `BASE + path`. A signed-in screen sends a visitor without a
+    session to the sign-in form (a POST without one is a 401), and refuses a POST whose CSRF
+    token is not the session's (403)."""
+
+    def register(handler: Callable[[Screen], Response]) -> Callable:
+        def view(**params: str) -> Response:
+            current = blueprint.current_request
+            screen = Screen(ApiRequest({}, {}, {}, {}, False, None, None))
+            try:
+                screen.request = api_request(current, params)
+                if signed_in and not _signed_in(screen):
+                    if current.method == "GET":
+                        return redirect(f"{BASE}/sign-in?next={quote(BASE + _path(current))}")
+                    raise errors.unauthenticated()
+                if signed_in and current.method == "POST":
+                    if not session.csrf_matches(screen.session_value, screen.form.get("csrf")):
+                        raise errors.forbidden()
+                return handler(screen)
+            except errors.ApiError as error:
+                return refusal(screen, error)
+            except DomainError as error:
+                return refusal(screen, errors.from_domain(error))
+            except Exception as error:
+                if errors.is_validation_error(error):
+                    return refusal(screen, errors.from_validation_error(error))
+                raise
+
+        view.__name__ = handler.__name__
+        blueprint.route(
+            BASE + path, methods=list(methods), content_types=["*/*"], name=handler.__name__
+        )(view)
+        return handler
+
+    return register
+
+
+def _path(current) -> str:
+    """The path below `BASE` a request asked for (for the return after signing in)."""
+    full = current.context.get("path", "") or ""
+    return full[len(BASE) :] if full.startswith(BASE) else ""

@@ -1,0 +1,93 @@
+"""Console sessions: sign-in, the cookie, CSRF tokens, expiry, sign-out, the rate limit."""
+
+from datetime import UTC, datetime, timedelta
+
+from tests.console.conftest import PASSWORD
+
+
+def test_signing_in_sets_a_secure_http_only_session_cookie(console, make_user, world):
+    email = make_user()
+    answer = console.sign_in(email)
+    assert answer.status == 303
+    cookie = answer.headers["set-cookie"]
+    assert cookie.startswith("manage_session=")
+    for attribute in ("HttpOnly", "SameSite=Lax", "Path=/manage", "Secure"):
+        assert attribute in cookie  # Secure: the tests' stage is not `local`
+    assert PASSWORD not in cookie
+    page = console.get(answer.headers["location"])
+    assert page.status in (200, 303)
+    overview = console.get(f"/manage/pages/{world.page_id}")
+    assert overview.status == 200
+    assert "Acme" in overview.text and email in overview.text
+
+
+def test_a_wrong_password_is_refused_like_an_unknown_email(console, make_user):
+    email = make_user()
+    wrong = console.sign_in(email, "not the password")
+    assert wrong.status == 401
+    assert "manage_session" not in console.cookies
+    unknown = console.sign_in("nobody@example.com", PASSWORD)
+    assert unknown.status == 401
+    assert "do not match" in wrong.text and "do not match" in unknown.text
+
+
+def test_a_screen_without_a_session_sends_to_sign_in(console, world):
+    answer = console.get(f"/manage/pages/{world.page_id}")
+    assert answer.status == 303
+    assert answer.headers["location"].startswith("/manage/sign-in")
+
+
+def test_sign_in_without_the_forms_token_is_refused(console, make_user):
+    email = make_user()
+    console.get("/manage/sign-in")
+    answer = console.post("/manage/sign-in", {"email": email, "password": PASSWORD}, csrf=False)
+    assert answer.status == 403
+    assert "manage_session" not in console.cookies
+
+
+def test_a_form_without_its_csrf_token_changes_nothing(console, make_user, world):
+    from tests.public.conftest import make_component
+
+    component = make_component(world, "API")
+    console.sign_in(make_user())
+    console.get(f"/manage/pages/{world.page_id}")
+    form = {f"status[{component['id']}]": "major_outage"}
+    missing = console.post(f"/manage/pages/{world.page_id}/components", form, csrf=False)
+    assert missing.status == 403
+    forged = console.request(
+        "POST",
+        f"/manage/pages/{world.page_id}/components",
+        [*form.items(), ("csrf", "abc-0123")],
+    )
+    assert forged.status == 403
+    shown = world.api.get(f"/v1/pages/{world.page_id}/components/{component['id']}").json
+    assert shown["status"] == "operational"
+
+
+def test_an_expired_session_signs_out(console, make_user, world, freeze_clock):
+    start = freeze_clock(datetime(2030, 5, 1, 12, 0, tzinfo=UTC))
+    console.sign_in(make_user())
+    assert console.get(f"/manage/pages/{world.page_id}").status == 200
+    freeze_clock(start + timedelta(hours=12, minutes=1))
+    answer = console.get(f"/manage/pages/{world.page_id}")
+    assert answer.status == 303
+    assert answer.headers["location"].startswith("/manage/sign-in")
+
+
+def test_signing_out_clears_the_cookie(console, make_user, world):
+    console.sign_in(make_user())
+    console.get(f"/manage/pages/{world.page_id}")
+    answer = console.post("/manage/sign-out", {})
+    assert answer.status == 303
+    assert "Max-Age=0" in answer.headers["set-cookie"]
+    assert console.get(f"/manage/pages/{world.page_id}").status == 303
+
+
+def test_sign_in_attempts_are_rate_limited_per_email(console, make_user):
+    email = make_user()
+    for _ in range(5):
+        assert console.sign_in(email, "guess").status == 401
+    limited = console.sign_in(email, PASSWORD)
+    assert limited.status == 429
+    assert "retry-after" in limited.headers
+    assert "manage_session" not in console.cookies
