@@ -38,5 +38,5 @@ def _moment(value) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
 
 
-def render(template: str, **context) -> str:
-    return _environment().get_template(template).render(**context)
+def render(template_name: str, /, **context) -> str:
+    return _environment().get_template(template_name).render(**context)

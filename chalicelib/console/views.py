@@ -6,6 +6,7 @@ role check (`auth.page_for`), call one domain function, render.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -20,6 +21,7 @@ from chalicelib.http.routing import ApiRequest, api_request
 from chalicelib.public import security
 from chalicelib.store.models import Page, User
 
+logger = logging.getLogger(__name__)
 blueprint = Blueprint(__name__)
 BASE = session.PATH
 HTML = "text/html; charset=utf-8"
@@ -30,6 +32,7 @@ _TITLES = {
     409: "Someone changed this meanwhile",
     422: "Please check the form",
     429: "Too many attempts",
+    500: "Something went wrong",
 }
 
 
@@ -56,8 +59,8 @@ class Screen:
     def may(self, page_id: str, role: str | None) -> bool:
         return organizations.has_role(self.user, page_id, role)
 
-    def render(self, template: str, status: int = 200, **context) -> Response:
-        body = html.render(template, user=self.user, csrf=self.csrf, base=BASE, **context)
+    def render(self, template_name: str, status: int = 200, /, **context) -> Response:
+        body = html.render(template_name, user=self.user, csrf=self.csrf, base=BASE, **context)
         return page_response(body, status)
 
 
@@ -123,7 +126,8 @@ def console_view(path: str, methods: tuple[str, ...] = ("GET",), *, signed_in: b
             except Exception as error:
                 if errors.is_validation_error(error):
                     return refusal(screen, errors.from_validation_error(error))
-                raise
+                logger.exception("unhandled error in console screen %s", handler.__name__)
+                return refusal(screen, errors.ApiError(500, errors.INTERNAL))
 
         view.__name__ = handler.__name__
         blueprint.route(
