@@ -1,0 +1,223 @@
+"""The management console in a real headless Chromium, served by the real local stack: the
+owner signs in with the one-time password `make run` printed, runs an incident from open to
+resolved, and each step shows on the public page and reaches a webhook subscriber; a user
+with only `maintenance_manager` schedules a maintenance but may not open an incident."""
+
+import os
+import re
+
+import pytest
+
+from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.test_public_page_browser import ARTIFACTS, CHROMEDRIVER, CHROMIUM
+from tests.webhook_sink import WebhookSink
+
+pytestmark = pytest.mark.e2e
+
+if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+    pytest.skip("Debian's chromium and chromium-driver are not installed", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in requirements-dev.txt")
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    running = LocalStack(tmp_path_factory.mktemp("data")).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def first_start(stack) -> dict:
+    """What the first start printed: the owner's key, page and one-time console password."""
+    printed = "".join(stack.output)
+    found = {
+        name: re.search(rf'"{name}": "([^"]+)"', printed).group(1)
+        for name in ("organization_id", "user_id", "api_key", "page_id")
+    }
+    found["password"] = re.search(r"one-time password (\S+)", printed).group(1)
+    assert f"{stack.url}/manage" in printed
+    return found
+
+
+@pytest.fixture
+def browser(tmp_path):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--no-first-run",
+        "--window-size=1280,1000",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def screenshot(browser, name: str) -> None:
+    """The screen at desktop width (whole height) and at a phone's, which must not scroll
+    sideways."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(1280, max(800, min(height + 120, 5000)))
+    browser.save_screenshot(str(ARTIFACTS / f"console_{name}.png"))
+    browser.set_window_size(390, 844)
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(390, max(844, min(height + 120, 6000)))
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
+    browser.save_screenshot(str(ARTIFACTS / f"console_{name}_phone.png"))
+    browser.set_window_size(1280, 1000)
+
+
+def sign_in(browser, stack, email: str, password: str) -> None:
+    browser.get(f"{stack.url}/manage")
+    assert "/manage/sign-in" in browser.current_url
+    browser.find_element(By.ID, "email").send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
+
+
+def public_text(browser, stack, page_id: str, path: str = "") -> str:
+    browser.get(f"{stack.url}/s/{page_id}{path}")
+    browser.refresh()  # the public page may be cached a minute: ask again, as a reader would
+    return browser.find_element(By.TAG_NAME, "body").text
+
+
+def test_an_incident_run_from_the_console(stack, first_start, browser):
+    key, page_id = first_start["api_key"], first_start["page_id"]
+    made = {}
+    for name in ("API", "Database", "Website"):
+        answer = stack.send(
+            "POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": name}}
+        )
+        assert answer.status_code == 201, answer.text
+        made[name] = answer.json()["id"]
+    with WebhookSink() as sink:
+        answer = stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/subscribers",
+            key,
+            {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
+        )
+        assert answer.status_code == 201, answer.text
+
+        browser.get(f"{stack.url}/manage/sign-in")
+        screenshot(browser, "sign_in")
+        sign_in(browser, stack, "owner@example.com", first_start["password"])
+        assert browser.current_url.endswith(f"/manage/pages/{page_id}")
+        screenshot(browser, "page")
+
+        browser.find_element(By.LINK_TEXT, "Open an incident").click()
+        browser.find_element(By.ID, "name").send_keys("Checkout <b>errors</b>")
+        browser.find_element(By.ID, "body").send_keys("Payments fail for some customers.")
+        Select(browser.find_element(By.ID, f"component-{made['API']}")).select_by_visible_text(
+            "Major Outage"
+        )
+        Select(browser.find_element(By.ID, f"component-{made['Database']}")).select_by_visible_text(
+            "Degraded Performance"
+        )
+        screenshot(browser, "incident_new")
+        browser.find_element(By.XPATH, "//button[text()='Open the incident']").click()
+        incident_url = browser.current_url
+        incident_id = incident_url.rsplit("/", 1)[-1]
+        assert "Checkout <b>errors</b>" in browser.find_element(By.TAG_NAME, "h1").text
+
+        shown = public_text(browser, stack, page_id)
+        assert "Checkout <b>errors</b>" in shown and "Payments fail" in shown
+        assert "Major Outage" in shown and "Degraded Performance" in shown
+
+        browser.get(incident_url)
+        browser.find_element(By.CSS_SELECTOR, "input[value=identified]").click()
+        browser.find_element(By.ID, "update-body").send_keys("A bad deploy; rolling back.")
+        browser.find_element(By.XPATH, "//button[text()='Post the update']").click()
+        assert (
+            "A bad deploy; rolling back."
+            in browser.find_element(By.ID, "timeline").find_element(By.XPATH, "..").text
+        )
+        screenshot(browser, "incident")
+        assert "Identified" in public_text(browser, stack, page_id, f"/incidents/{incident_id}")
+
+        browser.get(incident_url)
+        browser.find_element(By.XPATH, "//button[text()='Resolve the incident']").click()
+        assert (
+            "Resolved" in browser.find_element(By.ID, "timeline").find_element(By.XPATH, "..").text
+        )
+        shown = public_text(browser, stack, page_id)
+        assert "Major Outage" not in shown
+        detail = public_text(browser, stack, page_id, f"/incidents/{incident_id}")
+        for text in ("Resolved", "A bad deploy; rolling back.", "Payments fail"):
+            assert text in detail
+
+        def incident_statuses() -> list[str]:
+            return [
+                delivery["json"]["incident"]["status"]
+                for delivery in sink.received
+                if "incident" in delivery["json"]
+            ]
+
+        assert wait_for(lambda: len(incident_statuses()) == 3, timeout=20), sink.received
+        assert sorted(incident_statuses()) == ["identified", "investigating", "resolved"]
+        names = {d["json"]["incident"]["name"] for d in sink.received if "incident" in d["json"]}
+        assert names == {"Checkout <b>errors</b>"}
+        changed = {
+            d["json"]["component"]["name"] for d in sink.received if "component_update" in d["json"]
+        }
+        assert changed == {"API", "Database"}
+
+
+def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_start, browser):
+    key, page_id = first_start["api_key"], first_start["page_id"]
+    user = stack.admin(
+        "create-user",
+        "--organization",
+        first_start["organization_id"],
+        "--email",
+        "maintainer@example.com",
+        "--password",
+        "maintenance only",
+    )
+    answer = stack.send(
+        "PUT",
+        f"/v1/organizations/{first_start['organization_id']}/permissions/{user['user_id']}",
+        key,
+        {"pages": {page_id: {"maintenance_manager": True}}},
+    )
+    assert answer.status_code == 200, answer.text
+
+    sign_in(browser, stack, "maintainer@example.com", "maintenance only")
+    assert browser.current_url.endswith(f"/manage/pages/{page_id}")
+    assert not browser.find_elements(By.LINK_TEXT, "Open an incident")
+    browser.find_element(By.LINK_TEXT, "Schedule a maintenance").click()
+    browser.find_element(By.ID, "name").send_keys("Database upgrade")
+    for field, value in (
+        ("scheduled_for", "2099-01-01T02:00"),
+        ("scheduled_until", "2099-01-01T04:00"),
+    ):
+        # A date-time input takes what its locale shows; set its value as a browser would send it.
+        browser.execute_script(
+            "arguments[0].value = arguments[1]", browser.find_element(By.ID, field), value
+        )
+    browser.find_element(By.ID, "body").send_keys("About two hours of read-only mode.")
+    browser.find_element(By.XPATH, "//label[contains(., 'Database')]/input").click()
+    browser.find_element(By.XPATH, "//label[contains(., 'Remind subscribers')]/input").click()
+    screenshot(browser, "maintenance_new")
+    browser.find_element(By.XPATH, "//button[text()='Schedule the maintenance']").click()
+    assert "Database upgrade" in browser.find_element(By.TAG_NAME, "h1").text
+    maintenance_id = browser.current_url.rsplit("/", 1)[-1]
+    shown = stack.get(f"/v1/pages/{page_id}/incidents/{maintenance_id}", key).json()
+    assert shown["scheduled_remind_prior"] is True
+    assert shown["scheduled_auto_in_progress"] and shown["scheduled_auto_completed"]
+    assert [c["name"] for c in shown["components"]] == ["Database"]
+    assert "Database upgrade" in public_text(browser, stack, page_id)
+
+    browser.get(f"{stack.url}/manage/pages/{page_id}/incidents/new")
+    assert "You may not do this" in browser.find_element(By.TAG_NAME, "h1").text
+    screenshot(browser, "forbidden")
