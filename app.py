@@ -24,6 +24,7 @@ from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
 from chalicelib.console import incidents as console_incidents  # noqa: F401 (registers screens)
 from chalicelib.console import pages as console_pages  # noqa: F401
+from chalicelib.console import postmortems as console_postmortems  # noqa: F401
 from chalicelib.console import sign_in as console_sign_in  # noqa: F401
 from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work

@@ -6,7 +6,7 @@ from chalice import Blueprint
 
 from chalicelib import schemas
 from chalicelib.api.incidents import INCIDENT, INCIDENT_MANAGER
-from chalicelib.domain import pages, postmortems
+from chalicelib.domain import postmortems
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router
 
@@ -56,18 +56,7 @@ def save_postmortem_draft(request: ApiRequest):
 def publish_postmortem(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
     options = request.parse().postmortem
-    profile = pages.profile_of(page)
-    return postmortem_out(
-        postmortems.publish(
-            page.id,
-            request.params["incident_id"],
-            notify_subscribers=options.notify_subscribers,
-            notify_social=options.notify_social,
-            custom_post=options.custom_post,
-            emails_allowed=bool(profile.get("allow_email_subscribers")),
-            social_account=bool(profile.get("social_username")),
-        )
-    )
+    return postmortem_out(postmortems.publish_on_page(page, request.params["incident_id"], options))
 
 
 @router.route(

@@ -4,6 +4,7 @@ Jinja2 is imported on the first screen rendered, not when the app is imported.""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,10 +33,16 @@ def _environment() -> Environment:
 
 
 def _moment(value) -> str:
-    """A stored time as the console shows it: UTC, to the minute."""
+    """A time (stored, or as the API writes it) as the console shows it: UTC, to the
+    minute."""
     if not value:
         return ""
-    return value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else str(value)
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def render(template_name: str, /, **context) -> str:

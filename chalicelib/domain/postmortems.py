@@ -6,12 +6,13 @@ The postmortem is a map on its incident's item, so the incident shows it with no
 import secrets
 from collections.abc import Callable
 
-from chalicelib import clock
-from chalicelib.domain import errors, incidents, unit_of_work
+from chalicelib import clock, schemas
+from chalicelib.domain import errors, incidents, pages, unit_of_work
 from chalicelib.domain.markdown_text import strip_harmful
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.base import plain_dict
 from chalicelib.store.incidents import IncidentRecord
+from chalicelib.store.models import Page
 
 POSTMORTEM_EVENT = "postmortem_published"
 
@@ -121,6 +122,22 @@ def publish(
         return postmortem
 
     return _change(page_id, incident_id, edit)
+
+
+def publish_on_page(page: Page, incident_id: str, options: schemas.PostmortemPublishFields) -> dict:
+    """Publish with the options a client chose, as far as the page allows them (emails to
+    subscribers only where the page has email subscribers, a social post only with an
+    account)."""
+    profile = pages.profile_of(page)
+    return publish(
+        page.id,
+        incident_id,
+        notify_subscribers=options.notify_subscribers,
+        notify_social=options.notify_social,
+        custom_post=options.custom_post,
+        emails_allowed=bool(profile.get("allow_email_subscribers")),
+        social_account=bool(profile.get("social_username")),
+    )
 
 
 def revert(page_id: str, incident_id: str) -> dict:
