@@ -21,6 +21,7 @@ class Console:
     client: object
     cookies: dict[str, str] = field(default_factory=dict)
     last: Answer | None = None
+    token: str = ""  # the CSRF token of the last form shown (bound to the session, not a form)
 
     def request(self, method: str, path: str, form: dict | list | None = None) -> Answer:
         headers = {}
@@ -42,13 +43,16 @@ class Console:
             else:
                 self.cookies[name] = value
         self.last = Answer(response.status_code, headers, response.body.decode())
+        found = _CSRF.search(self.last.text)
+        if found:
+            self.token = found.group(1)
         return self.last
 
     def get(self, path: str) -> Answer:
         return self.request("GET", path)
 
     def csrf(self) -> str:
-        return _CSRF.search(self.last.text).group(1)
+        return self.token
 
     def post(self, path: str, form: dict | list, *, csrf: bool = True) -> Answer:
         pairs = list(form.items()) if isinstance(form, dict) else list(form)

@@ -3,20 +3,18 @@ owner signs in with the one-time password `make run` printed, runs an incident f
 resolved, and each step shows on the public page and reaches a webhook subscriber; a user
 with only `maintenance_manager` schedules a maintenance but may not open an incident."""
 
-import os
 import re
 
 import pytest
 
+from tests.e2e import chromium
+from tests.e2e.chromium import ARTIFACTS
 from tests.e2e.stack import LocalStack, wait_for
-from tests.e2e.test_public_page_browser import ARTIFACTS, CHROMEDRIVER, CHROMIUM
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
 
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-    pytest.skip("Debian's chromium and chromium-driver are not installed", allow_module_level=True)
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in requirements-dev.txt")
+chromium.skip_without_chromium()
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 
@@ -43,21 +41,7 @@ def first_start(stack) -> dict:
 
 @pytest.fixture
 def browser(tmp_path):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--no-first-run",
-        "--window-size=1280,1000",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium.start(tmp_path / "profile", "1280,1000")
     yield driver
     driver.quit()
 
@@ -66,6 +50,7 @@ def screenshot(browser, name: str) -> None:
     """The screen at desktop width (whole height) and at a phone's, which must not scroll
     sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
+    browser.execute_script("window.scrollTo(0, 0)")
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(1280, max(800, min(height + 120, 5000)))
     browser.save_screenshot(str(ARTIFACTS / f"console_{name}.png"))
@@ -155,6 +140,20 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
         detail = public_text(browser, stack, page_id, f"/incidents/{incident_id}")
         for text in ("Resolved", "A bad deploy; rolling back.", "Payments fail"):
             assert text in detail
+
+        browser.get(incident_url)
+        browser.find_element(By.LINK_TEXT, "Postmortem").click()
+        browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nA *bad* deploy.")
+        browser.find_element(By.XPATH, "//button[text()='Preview']").click()
+        preview = browser.find_element(By.ID, "preview").find_element(By.XPATH, "..")
+        assert preview.find_element(By.TAG_NAME, "em").text == "bad"
+        screenshot(browser, "postmortem")
+        browser.get(f"{stack.url}/manage/pages/{page_id}/subscribers")
+        assert (
+            "ops@example.com"
+            in browser.find_element(By.ID, "list").find_element(By.XPATH, "..").text
+        )
+        screenshot(browser, "subscribers")
 
         def incident_statuses() -> list[str]:
             return [

@@ -1,28 +1,20 @@
 """The public page in a real headless Chromium, served by the real local stack over HTTP."""
 
 import json
-import os
 import re
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.e2e import chromium
+from tests.e2e.chromium import ARTIFACTS
 from tests.e2e.stack import LocalStack
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-ARTIFACTS = Path(__file__).parent / "artifacts"
 XSS = "<img src=x onerror=alert(1)>"
 
-if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-    pytest.skip(
-        "Debian's chromium and chromium-driver are not installed (`make test` installs them)",
-        allow_module_level=True,
-    )
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in requirements-dev.txt")
+chromium.skip_without_chromium()
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions  # noqa: E402
@@ -38,23 +30,7 @@ def stack(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1280,2400",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver = chromium.start(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
     driver.quit()
 
