@@ -16,7 +16,9 @@ pytestmark = pytest.mark.e2e
 
 chromium.skip_without_chromium()
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +64,19 @@ def screenshot(browser, name: str) -> None:
     browser.set_window_size(1280, 1000)
 
 
+def submit(browser, button) -> None:
+    """Click a form's button (or a link) and wait for the page it leads to."""
+    old = browser.find_element(By.TAG_NAME, "html")
+    button.click()
+    WebDriverWait(browser, 15).until(expected_conditions.staleness_of(old))
+
+
 def sign_in(browser, stack, email: str, password: str) -> None:
     browser.get(f"{stack.url}/manage")
     assert "/manage/sign-in" in browser.current_url
     browser.find_element(By.ID, "email").send_keys(email)
     browser.find_element(By.ID, "password").send_keys(password)
-    browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
+    submit(browser, browser.find_element(By.CSS_SELECTOR, "main button[type=submit]"))
 
 
 def public_text(browser, stack, page_id: str, path: str = "") -> str:
@@ -100,7 +109,7 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
         assert browser.current_url.endswith(f"/manage/pages/{page_id}")
         screenshot(browser, "page")
 
-        browser.find_element(By.LINK_TEXT, "Open an incident").click()
+        submit(browser, browser.find_element(By.LINK_TEXT, "Open an incident"))
         browser.find_element(By.ID, "name").send_keys("Checkout <b>errors</b>")
         browser.find_element(By.ID, "body").send_keys("Payments fail for some customers.")
         Select(browser.find_element(By.ID, f"component-{made['API']}")).select_by_visible_text(
@@ -110,7 +119,7 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
             "Degraded Performance"
         )
         screenshot(browser, "incident_new")
-        browser.find_element(By.XPATH, "//button[text()='Open the incident']").click()
+        submit(browser, browser.find_element(By.XPATH, "//button[text()='Open the incident']"))
         incident_url = browser.current_url
         incident_id = incident_url.rsplit("/", 1)[-1]
         assert "Checkout <b>errors</b>" in browser.find_element(By.TAG_NAME, "h1").text
@@ -122,7 +131,7 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
         browser.get(incident_url)
         browser.find_element(By.CSS_SELECTOR, "input[value=identified]").click()
         browser.find_element(By.ID, "update-body").send_keys("A bad deploy; rolling back.")
-        browser.find_element(By.XPATH, "//button[text()='Post the update']").click()
+        submit(browser, browser.find_element(By.XPATH, "//button[text()='Post the update']"))
         assert (
             "A bad deploy; rolling back."
             in browser.find_element(By.ID, "timeline").find_element(By.XPATH, "..").text
@@ -131,7 +140,7 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
         assert "Identified" in public_text(browser, stack, page_id, f"/incidents/{incident_id}")
 
         browser.get(incident_url)
-        browser.find_element(By.XPATH, "//button[text()='Resolve the incident']").click()
+        submit(browser, browser.find_element(By.XPATH, "//button[text()='Resolve the incident']"))
         assert (
             "Resolved" in browser.find_element(By.ID, "timeline").find_element(By.XPATH, "..").text
         )
@@ -142,17 +151,14 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
             assert text in detail
 
         browser.get(incident_url)
-        browser.find_element(By.LINK_TEXT, "Postmortem").click()
+        submit(browser, browser.find_element(By.LINK_TEXT, "Postmortem"))
         browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nA *bad* deploy.")
-        browser.find_element(By.XPATH, "//button[text()='Preview']").click()
+        submit(browser, browser.find_element(By.XPATH, "//button[text()='Preview']"))
         preview = browser.find_element(By.ID, "preview").find_element(By.XPATH, "..")
         assert preview.find_element(By.TAG_NAME, "em").text == "bad"
         screenshot(browser, "postmortem")
         browser.get(f"{stack.url}/manage/pages/{page_id}/subscribers")
-        assert (
-            "ops@example.com"
-            in browser.find_element(By.ID, "list").find_element(By.XPATH, "..").text
-        )
+        assert sink.url in browser.find_element(By.ID, "list").find_element(By.XPATH, "..").text
         screenshot(browser, "subscribers")
 
         def incident_statuses() -> list[str]:
@@ -194,7 +200,7 @@ def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_star
     sign_in(browser, stack, "maintainer@example.com", "maintenance only")
     assert browser.current_url.endswith(f"/manage/pages/{page_id}")
     assert not browser.find_elements(By.LINK_TEXT, "Open an incident")
-    browser.find_element(By.LINK_TEXT, "Schedule a maintenance").click()
+    submit(browser, browser.find_element(By.LINK_TEXT, "Schedule a maintenance"))
     browser.find_element(By.ID, "name").send_keys("Database upgrade")
     for field, value in (
         ("scheduled_for", "2099-01-01T02:00"),
@@ -208,7 +214,7 @@ def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_star
     browser.find_element(By.XPATH, "//label[contains(., 'Database')]/input").click()
     browser.find_element(By.XPATH, "//label[contains(., 'Remind subscribers')]/input").click()
     screenshot(browser, "maintenance_new")
-    browser.find_element(By.XPATH, "//button[text()='Schedule the maintenance']").click()
+    submit(browser, browser.find_element(By.XPATH, "//button[text()='Schedule the maintenance']"))
     assert "Database upgrade" in browser.find_element(By.TAG_NAME, "h1").text
     maintenance_id = browser.current_url.rsplit("/", 1)[-1]
     shown = stack.get(f"/v1/pages/{page_id}/incidents/{maintenance_id}", key).json()
