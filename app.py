@@ -27,6 +27,7 @@ from chalicelib.console import pages as console_pages  # noqa: F401
 from chalicelib.console import postmortems as console_postmortems  # noqa: F401
 from chalicelib.console import sign_in as console_sign_in  # noqa: F401
 from chalicelib.console import subscribers as console_subscribers  # noqa: F401
+from chalicelib.console import team as console_team  # noqa: F401
 from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
 from chalicelib.http import routing

@@ -1,7 +1,7 @@
 """Organizations, their users and API keys."""
 
 from chalicelib import clock, ids
-from chalicelib.domain import credentials
+from chalicelib.domain import credentials, errors
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
 
@@ -87,6 +87,31 @@ def set_page_roles(user: User, page_roles: dict[str, dict[str, bool]]) -> User:
         actions=[User.page_roles.set(page_roles), User.updated_at.set(clock.now())],
     )
     return user
+
+
+def set_roles_on_page(user: User, page_id: str, roles: dict[str, bool] | None) -> User:
+    """Change the user's roles on one page, keeping its others; None takes the page away."""
+    page_roles = plain_dict(user.page_roles)
+    if roles is None:
+        page_roles.pop(page_id, None)
+    else:
+        page_roles[page_id] = roles
+    return set_page_roles(user, page_roles)
+
+
+def keys_of(user: User) -> list[ApiKey]:
+    """The user's API keys (their hashes and dates: the keys themselves are never stored)."""
+    return list(ApiKey.by_user.query(user.id))
+
+
+def revoke_api_key(user: User, key_hash: str) -> None:
+    try:
+        key = ApiKey.get(key_hash)
+    except ApiKey.DoesNotExist:
+        raise errors.NotFound() from None
+    if key.user_id != user.id:
+        raise errors.NotFound()
+    key.delete()
 
 
 def has_role(user: User, page_id: str, role: str | None) -> bool:

@@ -3,6 +3,8 @@
 The postmortem is a map on its incident's item, so the incident shows it with no extra read.
 """
 
+from __future__ import annotations
+
 import secrets
 from collections.abc import Callable
 

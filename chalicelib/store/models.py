@@ -73,14 +73,25 @@ class User(Model):
     by_sign_in_email = UsersBySignInEmail()
 
 
+class ApiKeysByUser(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "by-user"
+        projection = AllProjection()
+
+    user_id = UnicodeAttribute(hash_key=True)
+    created_at = UTCDateTimeAttribute(range_key=True)
+
+
 class ApiKey(Model):
-    """hash `key_hash` (SHA-256 of the key; the key itself is never stored)."""
+    """hash `key_hash` (SHA-256 of the key; the key itself is never stored); index `by-user`
+    (user_id, created_at) lists a user's keys, to revoke one."""
 
     Meta = table_meta("api-keys")
     key_hash = UnicodeAttribute(hash_key=True)
     user_id = UnicodeAttribute()
     organization_id = UnicodeAttribute()
     created_at = UTCDateTimeAttribute()
+    by_user = ApiKeysByUser()
 
 
 class PagesByOrganization(GlobalSecondaryIndex):
