@@ -160,6 +160,9 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
         browser.get(f"{stack.url}/manage/pages/{page_id}/subscribers")
         assert sink.url in browser.find_element(By.ID, "list").find_element(By.XPATH, "..").text
         screenshot(browser, "subscribers")
+        browser.get(f"{stack.url}/manage/pages/{page_id}/team")
+        assert "owner@example.com" in browser.find_element(By.TAG_NAME, "main").text
+        screenshot(browser, "team")
 
         def incident_statuses() -> list[str]:
             return [
