@@ -14,7 +14,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, pages, signing, sms_countries, unit_of_work
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import email, sms, webhook
+from chalicelib.notify import content, email, sms, webhook
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
 
@@ -365,10 +365,18 @@ def manage_link(subscriber: Subscriber) -> str:
 
 
 def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
+    """The subscriber a signed link names. An unsubscribe link still finds its subscriber
+    once unsubscribed: unsubscribing again answers as the first time (RFC 8058's one-click
+    POST may come twice)."""
     subscriber_id = signing.verified_subject(page_id, token, purpose)
     if subscriber_id is None:
         raise errors.NotFound()
-    return find(page_id, subscriber_id)
+    if purpose != UNSUBSCRIBE:
+        return find(page_id, subscriber_id)
+    try:
+        return Subscriber.get(page_id, subscriber_id)
+    except Subscriber.DoesNotExist:
+        raise errors.NotFound() from None
 
 
 def send_confirmation(page: Page, subscriber: Subscriber) -> None:
@@ -382,11 +390,13 @@ def send_confirmation(page: Page, subscriber: Subscriber) -> None:
         sms.send_sms(e164(subscriber), f"[{name}] Confirm your subscription: {confirm_link}")
         return
     what = f"webhook notifications to {subscriber.endpoint}" if subscriber.endpoint else ""
+    message = content.confirmation_content(page, what or "notifications", confirm_link)
     email.send_email(
         subscriber.email,
-        f"[{name}] Confirm your subscription",
-        f"Confirm that you want {what or 'notifications'} from {name}:\n\n{confirm_link}\n\n"
-        "If you did not ask for this, ignore this message.\n",
+        message["sender"],
+        message["subject"],
+        message["text"],
+        message["html"],
     )
 
 
