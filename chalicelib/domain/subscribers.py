@@ -14,7 +14,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, pages, signing, sms_countries, unit_of_work
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import content, email, sms, webhook
+from chalicelib.notify import webhook
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
 
@@ -379,25 +379,22 @@ def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
         raise errors.NotFound() from None
 
 
+def send_confirmations_with(sender: Callable[[Page, Subscriber], None]) -> None:
+    """How confirmation links are sent (`notify.confirmation.send`, which app.py registers):
+    the message is the notifiers' to make, and the rules import no notifier."""
+    _confirmation_senders[:] = [sender]
+
+
 def send_confirmation(page: Page, subscriber: Subscriber) -> None:
-    """The confirmation link, to the address that will hear from the page: a text message
-    for an SMS subscriber, an email for the others (a webhook's is its contact address)."""
+    """Ask an unconfirmed subscriber to open its confirmation link (`link(subscriber,
+    CONFIRM)`), at the address that will hear from the page."""
     if subscriber.state != UNCONFIRMED:
         return
-    name = pages.profile_of(page).get("name", "")
-    confirm_link = link(subscriber, CONFIRM)
-    if subscriber.kind == "sms":
-        sms.send_sms(e164(subscriber), f"[{name}] Confirm your subscription: {confirm_link}")
-        return
-    what = f"webhook notifications to {subscriber.endpoint}" if subscriber.endpoint else ""
-    message = content.confirmation_content(page, what or "notifications", confirm_link)
-    email.send_email(
-        subscriber.email,
-        message["sender"],
-        message["subject"],
-        message["text"],
-        message["html"],
-    )
+    for sender in _confirmation_senders:
+        sender(page, subscriber)
+
+
+_confirmation_senders: list[Callable[[Page, Subscriber], None]] = []
 
 
 def recipients(
