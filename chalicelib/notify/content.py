@@ -17,6 +17,12 @@ from chalicelib.store.models import Page
 from chalicelib.views.incidents import incident_out
 
 DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
+# The fields of a notification's content that each kind of recipient needs.
+CHANNELS = {
+    "email": ("subject", "sender", "text", "html", "links"),
+    "sms": ("sms",),
+    "webhook": ("webhook",),
+}
 
 
 def page_state(snapshot: dict) -> dict:
@@ -178,6 +184,13 @@ def component_content(page: Page, component: dict, change: dict, page_state: dic
             "component": component,
         },
     }
+
+
+def for_kinds(message: dict, kinds: set[str]) -> dict:
+    """What a delivery batch of these kinds of recipients needs of the content: a batch of
+    webhooks does not carry an email's bodies through SQS, nor a batch of emails the
+    incident's JSON."""
+    return {name: message.get(name) for kind in kinds for name in CHANNELS.get(kind, ())}
 
 
 def webhook_body(content: dict, unsubscribe_url: str) -> dict:

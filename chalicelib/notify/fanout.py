@@ -78,7 +78,7 @@ def _enqueue(
             {
                 "event_id": event.id,
                 "page_id": event.page_id,
-                "content": message_content,
+                "content": content.for_kinds(message_content, {r["kind"] for r in batch}),
                 "recipients": batch,
             }
         )

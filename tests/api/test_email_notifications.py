@@ -354,3 +354,15 @@ def test_the_page_state_costs_one_read_of_a_current_snapshot(world):
         state = fanout.page_state(page)
     assert calls.operations == ["GetItem"]
     assert state["status_indicator"] == "minor"
+
+
+def test_a_delivery_batch_carries_only_what_its_kinds_of_recipients_need(world, drain):
+    with WebhookSink() as sink:
+        webhook_subscriber(world, sink.url)
+        world.api.post(f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Hooks"}})
+        (webhooks_only,) = drain()
+        email_subscriber(world, "kinds@example.com")
+        world.api.post(f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Both"}})
+        (both,) = drain()
+    assert set(webhooks_only["content"]) == {"webhook"}
+    assert set(both["content"]) == {"subject", "sender", "text", "html", "links", "webhook"}
