@@ -441,6 +441,7 @@ def gateway_responses() -> dict[str, dict]:
         "MISSING_AUTHENTICATION_TOKEN": errors.not_found(),
         "RESOURCE_NOT_FOUND": errors.not_found(),
         "THROTTLED": errors.ApiError(429, errors.RATE_LIMITED),
+        "REQUEST_TOO_LARGE": errors.ApiError(413, errors.TOO_LARGE),
         "DEFAULT_4XX": errors.bad_request(),
         "DEFAULT_5XX": errors.ApiError(500, errors.INTERNAL),
     }

@@ -3,6 +3,10 @@
 Form keys follow the Rails convention the API's clients use: `a[b]=1` is `{"a": {"b": "1"}}`,
 `a[c][]=x` is `{"a": {"c": ["x"]}}` and `a[][b]=1&a[][b]=2` is a list of two objects. Values
 stay strings; the schemas coerce them (`t`, `f`, `true`, `false`, `1`, `0` for booleans).
+
+Limits hold before anything is decoded or stored: a body of at most `MAX_BODY_BYTES`, nested
+at most `MAX_NESTING` levels (DynamoDB stores 32 levels of maps and lists, and nothing deeper
+has a use here). Each refusal names its limit.
 """
 
 import json
@@ -17,6 +21,10 @@ _PART = re.compile(r"\[([^\[\]]*)\]")
 JSON_TYPES = ("application/json", "text/json")
 FORM_TYPE = "application/x-www-form-urlencoded"
 
+# A 3,000-point metric batch, the largest body the API takes, is about 300 KB as a form.
+MAX_BODY_BYTES = 1024 * 1024
+MAX_NESTING = 32
+
 
 def decode_body(raw: bytes | str | None, content_type: str | None) -> dict:
     """The body as a dict; a body that does not match its Content-Type is a 400."""
@@ -24,6 +32,8 @@ def decode_body(raw: bytes | str | None, content_type: str | None) -> dict:
         return {}
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
+    if len(raw) > MAX_BODY_BYTES:
+        raise errors.too_large(MAX_BODY_BYTES)
     if not raw.strip():
         return {}
     media_type = (content_type or "").split(";")[0].strip().lower()
@@ -47,11 +57,33 @@ def _text(raw: bytes) -> str:
 def _decode_json(raw: bytes) -> dict:
     try:
         body = json.loads(_text(raw))
+    except RecursionError:
+        # Far deeper than any limit: the parser gave up before we could measure it.
+        raise _too_deep() from None
     except ValueError:
         raise errors.bad_request() from None
     if not isinstance(body, dict):
         raise errors.bad_request()
+    if _depth(body) > MAX_NESTING:
+        raise _too_deep()
     return body
+
+
+def _depth(value) -> int:
+    """How many levels of objects and arrays `value` nests (a scalar is 0), counted without
+    recursion so that no body can exhaust the stack."""
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        children = item.values() if isinstance(item, dict) else item
+        deepest = max(deepest, level)
+        pending.extend((child, level + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
+
+
+def _too_deep() -> errors.ApiError:
+    return errors.invalid("body", f"nests more than {MAX_NESTING} levels")
 
 
 def decode_form(text: str) -> dict:
@@ -70,6 +102,8 @@ def decode_pairs(pairs: list[tuple[str, str]]) -> dict:
         if not match:
             raise errors.bad_request()
         path = [match.group(1)] + _PART.findall(match.group(2))
+        if len(path) > MAX_NESTING:
+            raise _too_deep()
         _assign(result, path, value)
     return result
 

@@ -17,6 +17,7 @@ CONFLICT = "The request could not be processed due to a conflict in resource sta
 UNPROCESSABLE = "Unprocessable entity"
 RATE_LIMITED = "Rate limit exceeded"
 METHOD_NOT_ALLOWED = "Method not allowed"
+TOO_LARGE = "Request entity too large"
 INTERNAL = "Internal server error"
 
 
@@ -61,6 +62,10 @@ def not_found() -> ApiError:
 
 def conflict() -> ApiError:
     return ApiError(409, CONFLICT)
+
+
+def too_large(limit_bytes: int) -> ApiError:
+    return ApiError(413, TOO_LARGE, {"body": [f"is larger than {limit_bytes} bytes"]})
 
 
 def unprocessable(errors: dict[str, list[str]]) -> ApiError:

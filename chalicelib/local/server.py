@@ -5,6 +5,11 @@ Chalice's local gateway answers a path no route matches with API Gateway's 403 a
 request carries an `Authorization` header, quotes that header (the caller's API key) in the
 body. Here such a path is the contract's 404, as the gateway responses in infra/ make it on
 AWS. The access log masks a key sent as `?api_key=`.
+
+Bodies are read as API Gateway reads them before the app sees anything: whole or not at all.
+A body sent in chunks is reassembled; one that ends before its `Content-Length` (the client
+gave up, or stalled past `BODY_TIMEOUT_SECONDS`) is a 400 and closes the connection, so a
+partial body is never handed to the app, and nothing of it is taken for the next request.
 """
 
 import json
@@ -25,10 +30,20 @@ from chalice.local import (
 from chalicelib.http import errors
 
 _API_KEY_IN_QUERY = re.compile(r"(?i)([?&]api_key=)[^&\s]*")
+# API Gateway's own bound; the app refuses far less (chalicelib/http/decode.py).
+MAX_TRANSPORT_BYTES = 10 * 1024 * 1024
+BODY_TIMEOUT_SECONDS = 5
 
 
 class _NoSuchRoute(LocalGatewayException):
     CODE = 404
+
+
+class _UnreadableBody(LocalGatewayException):
+    def __init__(self, error: errors.ApiError):
+        self.CODE = error.status
+        body = json.dumps(error.body()).encode()
+        super().__init__({"Content-Type": "application/json"}, body)
 
 
 class _Gateway(LocalGateway):
@@ -48,6 +63,64 @@ class _RequestHandler(ChaliceRequestHandler):
     def __init__(self, request, client_address, server, app_object, config):
         self.local_gateway = _Gateway(app_object, config)
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
+
+    def _generic_handle(self) -> None:
+        try:
+            self._body = self._read_body()
+        except _UnreadableBody as refusal:
+            self.close_connection = True
+            self._send_error_response(refusal)
+            return
+        super()._generic_handle()
+
+    # The parent binds these to its own `_generic_handle`.
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
+
+    def _parse_payload(self):
+        return dict(self.headers), self._body
+
+    def _read_body(self) -> bytes | None:
+        self.connection.settimeout(BODY_TIMEOUT_SECONDS)
+        try:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                body = self._read_chunks()
+            else:
+                body = self._read_exactly(self._content_length())
+        except (TimeoutError, OSError, ValueError):
+            raise _UnreadableBody(errors.bad_request()) from None
+        finally:
+            self.connection.settimeout(self.timeout)
+        return body or None
+
+    def _content_length(self) -> int:
+        given = self.headers.get("Content-Length", "0").strip()
+        if not given.isdigit():
+            raise ValueError("Content-Length is not a number")
+        length = int(given)
+        if length > MAX_TRANSPORT_BYTES:
+            raise _UnreadableBody(errors.too_large(MAX_TRANSPORT_BYTES))
+        return length
+
+    def _read_exactly(self, length: int) -> bytes:
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise ValueError("the body ended before its Content-Length")
+        return body
+
+    def _read_chunks(self) -> bytes:
+        body = bytearray()
+        while True:
+            size = int(self.rfile.readline(1024).split(b";")[0].strip(), 16)
+            if size == 0:
+                break
+            if len(body) + size > MAX_TRANSPORT_BYTES:
+                raise _UnreadableBody(errors.too_large(MAX_TRANSPORT_BYTES))
+            body += self._read_exactly(size)
+            if self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise ValueError("a chunk did not end where its size said")
+        while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+            pass  # trailer fields: nothing here reads them
+        return bytes(body)
 
     def log_request(self, code="-", size="-") -> None:
         line = masked_request_line(self.requestline)

@@ -1,5 +1,6 @@
 """Incident, incident update, postmortem and incident template bodies (SPEC 2.9-2.11, 4.8, 4.9)."""
 
+import json
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -12,6 +13,9 @@ ComponentStatus = Literal[
     "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance"
 ]
 Impact = Literal["none", "minor", "major", "critical"]
+
+# Metadata rides on the incident's item, which DynamoDB keeps under 400 KB with the rest.
+MAX_METADATA_BYTES = 16 * 1024
 
 
 class IncidentFields(Schema):
@@ -29,7 +33,10 @@ class IncidentFields(Schema):
         None, description="component id to the status to apply"
     )
     deliver_notifications: bool | None = None
-    metadata: dict[str, dict] | None = Field(None, description="top-level values must be objects")
+    metadata: dict[str, dict] | None = Field(
+        None,
+        description=f"top-level values must be objects; at most {MAX_METADATA_BYTES} bytes as JSON",
+    )
     scheduled_for: datetime | None = None
     scheduled_until: datetime | None = None
     scheduled_remind_prior: bool | None = None
@@ -66,6 +73,8 @@ class IncidentFields(Schema):
     def _metadata_values_are_objects(cls, value):
         if isinstance(value, dict) and not all(isinstance(item, dict) for item in value.values()):
             raise ValueError("top-level values must be objects")
+        if value is not None and len(json.dumps(value)) > MAX_METADATA_BYTES:
+            raise ValueError(f"is larger than {MAX_METADATA_BYTES} bytes as JSON")
         return value
 
     @field_validator("component_ids", mode="before")

@@ -1,0 +1,107 @@
+"""Input limits through HTTP: each over-limit body is a 4xx naming its limit, refused before
+anything is stored, and never a 5xx (the API client fails the test on any 5xx)."""
+
+import json
+
+import pytest
+
+from chalicelib.http.decode import MAX_BODY_BYTES, MAX_NESTING
+
+
+def nested(levels: int, leaf="x") -> dict:
+    value = leaf
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+def incidents(world, suffix=""):
+    return f"/v1/pages/{world.page_id}/incidents{suffix}"
+
+
+def incident_count(world) -> int:
+    return len(world.api.get(incidents(world)).json)
+
+
+def assert_refused_for_nesting(answer):
+    assert answer.status == 422, answer.text
+    assert answer.json["error"] == "Unprocessable entity"
+    assert answer.json["errors"] == {"body": [f"nests more than {MAX_NESTING} levels"]}
+
+
+@pytest.mark.parametrize("archived", [False, True])
+def test_metadata_nested_within_the_limit_is_kept(world, archived):
+    # The body is the outer object, `incident` and `metadata`: 30 levels are left inside.
+    metadata = {"jira": nested(MAX_NESTING - 4)}
+    answer = world.api.post(
+        incidents(world, ".json" if archived else ""),
+        {"incident": {"name": "deep", "metadata": metadata}},
+    )
+    assert answer.status == 201, answer.text
+    assert answer.json["metadata"] == metadata
+
+
+def nested_json(levels: int) -> str:
+    """`nested(levels)` as JSON, written out (the encoder would run out of stack first)."""
+    return '{"k": ' * levels + '"x"' + "}" * levels
+
+
+@pytest.mark.parametrize("levels", [MAX_NESTING - 2, 1000])
+def test_metadata_nested_beyond_the_limit_is_refused(world, levels):
+    body = '{"incident": {"name": "deep", "metadata": {"jira": ' + nested_json(levels) + "}}}"
+    answer = world.api.post(incidents(world), body)
+    assert_refused_for_nesting(answer)
+    assert incident_count(world) == 0
+
+
+def test_json_nested_far_beyond_what_a_parser_follows_is_refused(world):
+    body = "[" * 100_000 + "]" * 100_000
+    assert_refused_for_nesting(world.api.post(incidents(world), body))
+    body = '{"incident": ' + '{"k": ' * 100_000 + "1" + "}" * 100_001
+    assert_refused_for_nesting(world.api.post(incidents(world), body))
+
+
+@pytest.mark.parametrize("levels", [MAX_NESTING + 1, 5000])
+def test_form_keys_nested_beyond_the_limit_are_refused(world, levels):
+    key = "incident[metadata]" + "[k]" * levels
+    answer = world.api.post(incidents(world), [("incident[name]", "deep"), (key, "x")], form=True)
+    assert_refused_for_nesting(answer)
+    assert incident_count(world) == 0
+
+
+@pytest.mark.parametrize("form", [False, True])
+def test_a_body_over_the_size_limit_is_413_whatever_key_holds_it(world, form):
+    filler = "x" * (MAX_BODY_BYTES + 1)
+    if form:
+        body = [("incident[name]", "big"), ("unknown", filler)]
+    else:
+        body = json.dumps({"incident": {"name": "big"}, "unknown": filler})
+    answer = world.api.post(incidents(world), body, form=form)
+    assert answer.status == 413, answer.text
+    assert answer.json == {
+        "error": "Request entity too large",
+        "errors": {"body": [f"is larger than {MAX_BODY_BYTES} bytes"]},
+    }
+    assert incident_count(world) == 0
+
+
+def test_a_body_just_under_the_size_limit_is_read(world):
+    # A postmortem-sized text in a form: the size limit, not the parser, decides.
+    text = "x" * 20_000
+    filler = "y" * (MAX_BODY_BYTES - len(text) - 200)
+    body = [("incident[name]", "big"), ("incident[body]", text), ("ignored", filler)]
+    answer = world.api.post(incidents(world), body, form=True)
+    assert answer.status == 201, answer.text
+    assert answer.json["incident_updates"][0]["body"] == text
+
+
+def test_metadata_over_its_size_is_422_before_anything_is_stored(world):
+    from chalicelib.schemas.incidents import MAX_METADATA_BYTES
+
+    metadata = {"notes": {"text": "x" * MAX_METADATA_BYTES}}
+    answer = world.api.post(incidents(world), {"incident": {"name": "x", "metadata": metadata}})
+    assert answer.status == 422, answer.text
+    assert answer.json["errors"] == {
+        "metadata": [f"is larger than {MAX_METADATA_BYTES} bytes as JSON"]
+    }
+    assert incident_count(world) == 0
