@@ -68,7 +68,7 @@ def _email_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
             text = email_body.personalize(message_content["text"], links, recipient)
             html = email_body.personalize(message_content["html"], links, recipient)
             raw = letterhead.message(recipient["email"], text, html, recipient["unsubscribe"])
-            email.send_raw(raw)
+            email.send_raw(recipient["email"], raw)
         return []
 
     return [lanes.Send(SES_LANE, [recipient], send) for recipient in recipients]

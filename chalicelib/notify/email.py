@@ -49,11 +49,12 @@ def sender_for(profile: dict) -> str:
     return mime.sender(profile.get("name") or "", address)
 
 
-def send_raw(message: bytes) -> None:
-    """SES reads the sender and the recipient from the From and To headers."""
-    _client().send_raw_email(RawMessage={"Data": message})
+def send_raw(to: str, message: bytes) -> None:
+    """The recipient is named to SES, not left to the To header: an address that a header
+    would read as two can never reach the second."""
+    _client().send_raw_email(Destinations=[mime.ascii_address(to)], RawMessage={"Data": message})
 
 
 def send_email(to: str, sender: str, subject: str, text: str, html: str) -> None:
     """One email to one address, with no unsubscribe link (a confirmation)."""
-    send_raw(mime.Letterhead(sender, subject).message(to, text, html))
+    send_raw(to, mime.Letterhead(sender, subject).message(to, text, html))

@@ -27,6 +27,17 @@ def sender(display_name: str, address: str) -> str:
     return formataddr((" ".join(display_name.split()), address), charset="utf-8")
 
 
+def ascii_address(address: str) -> str:
+    """The address as SMTP without extensions takes it: its domain in IDNA (punycode). A local
+    part beyond ASCII cannot be sent through SES: the send fails, as for any refused address."""
+    local, _, domain = address.strip().rpartition("@")
+    try:
+        domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        pass
+    return f"{local}@{domain}"
+
+
 def list_unsubscribe(url: str, mailto: str) -> str:
     """RFC 2369 and RFC 8058 headers: the reader's link, a mailto, and one-click by POST."""
     return (
@@ -68,7 +79,7 @@ class Letterhead:
 
     def message(self, to: str, text: str, html: str, unsubscribe: str | None = None) -> bytes:
         """The email to `to`; with `unsubscribe`, the List-Unsubscribe headers for that link."""
-        headers = f"To: {to.strip()}{_CRLF}Date: {formatdate()}{_CRLF}" + self.head
+        headers = f"To: {ascii_address(to)}{_CRLF}Date: {formatdate()}{_CRLF}" + self.head
         if unsubscribe:
             headers += list_unsubscribe(unsubscribe, self.address)
         separator = f"--{self.boundary}{_CRLF}"

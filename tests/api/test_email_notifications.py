@@ -366,3 +366,13 @@ def test_a_delivery_batch_carries_only_what_its_kinds_of_recipients_need(world, 
         (both,) = drain()
     assert set(webhooks_only["content"]) == {"webhook"}
     assert set(both["content"]) == {"subject", "sender", "text", "html", "links", "webhook"}
+
+
+def test_an_address_on_an_international_domain_is_sent_to_in_punycode(world, drain):
+    email_subscriber(world, "leser@bücher.example")
+    before = len(sent_mail())
+    world.api.post(f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "IDN"}})
+    drain()
+    assert [mail.subject for mail in mails_to("leser@xn--bcher-kva.example", before)] == [
+        "[Acme] IDN - investigating"
+    ]
