@@ -50,6 +50,7 @@ DYNAMODB_ACTIONS = [
     "dynamodb:DeleteItem",  # delete, TransactWrite.delete
     "dynamodb:Query",  # Model.query, index.query
     "dynamodb:BatchWriteItem",  # Model.batch_write: queued metric data
+    "dynamodb:BatchGetItem",  # store.base.read_together (auth), Model.batch_get (lists)
 ]
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.

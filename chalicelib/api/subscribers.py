@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
@@ -14,7 +12,7 @@ from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
 from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_role
-from chalicelib.http.pagination import limit_and_offset_page, paginate
+from chalicelib.http.pagination import limit_and_offset, start_and_size
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
@@ -51,6 +49,7 @@ def _listed(
     request: ApiRequest, page_id: str, incident_id: str | None = None
 ) -> list[schemas.SubscriberOut]:
     query = request.parse_query()
+    offset, limit = limit_and_offset(request.query)
     found = subscribers.listed(
         page_id,
         incident_id=incident_id,
@@ -59,8 +58,10 @@ def _listed(
         text=query.q,
         sort_field=query.sort_field,
         descending=query.sort_direction == "desc",
+        offset=offset,
+        limit=limit,
     )
-    return [subscriber_out(s) for s in limit_and_offset_page(found, request.query)]
+    return [subscriber_out(s) for s in found]
 
 
 def _incident_id(request: ApiRequest) -> str:
@@ -108,10 +109,12 @@ def create_subscriber(request: ApiRequest):
 )
 def count_subscribers(request: ApiRequest):
     query = request.parse_query()
-    found = subscribers.listed(request.page().id, kind=query.type, state=query.state, text=query.q)
-    by_kind = Counter(subscriber.kind for subscriber in found)
+    counted = subscribers.count_by_kind(request.page().id, state=query.state, text=query.q)
     return schemas.SubscriberCountByType(
-        **{kind: by_kind[kind] for kind in schemas.SubscriberCountByType.model_fields}
+        **{
+            kind: counted[kind] if query.type in (None, kind) else 0
+            for kind in schemas.SubscriberCountByType.model_fields
+        }
     )
 
 
@@ -140,8 +143,8 @@ def subscriber_histogram(request: ApiRequest):
     query="Pagination",
 )
 def list_unsubscribed(request: ApiRequest):
-    found = subscribers.unsubscribed(request.page().id)
-    return [subscriber_out(s) for s in paginate(found, request.query)]
+    start, size = start_and_size(request.query)
+    return [subscriber_out(s) for s in subscribers.unsubscribed(request.page().id, start, size)]
 
 
 @router.route(

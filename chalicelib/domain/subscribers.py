@@ -8,14 +8,24 @@ from everything else).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from datetime import datetime
 
 from chalicelib import clock, config, ids, schemas
-from chalicelib.domain import errors, pages, signing, sms_countries, unit_of_work
+from chalicelib.domain import (
+    errors,
+    pages,
+    signing,
+    sms_countries,
+    subscriber_listing,
+    unit_of_work,
+)
 from chalicelib.domain.components import check_named, components_of
 from chalicelib.notify import webhook
-from chalicelib.store.models import Page
+from chalicelib.store.models import Claim, Page
+from chalicelib.store.subscriber_listings import SubscriberTally
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
 
 ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
@@ -31,20 +41,16 @@ PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "inc
 # are. The first read of an audience is one delivery batch, so the first batch leaves sooner.
 RECIPIENTS_PER_READ = 500
 FIRST_READ = 50
-# The recipient items were added after subscribers were first stored: data written before has
-# none until `index_recipients` makes them (the local stack does at start; on AWS the admin CLI).
-RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-v1")
+# Recipient items, list entries, tallies and address claims were added after subscribers were
+# first stored: data written before has none until `index_recipients` makes them (the local
+# stack does at start; on AWS the admin CLI).
+RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v2")
 # Which page setting allows which kind, and the field a refusal names.
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
     "sms": ("allow_sms_subscribers", "phone_number"),
     "webhook": ("allow_webhook_subscribers", "endpoint"),
 }
-
-
-def subscribers_of(page_id: str) -> list[Subscriber]:
-    """Every subscriber record of the page (one Query)."""
-    return list(Subscriber.query(page_id))
 
 
 def address_of(subscriber: Subscriber) -> str:
@@ -108,11 +114,7 @@ def _check_components(page_id: str, component_ids: list[str]) -> None:
 
 
 def _check_endpoint(endpoint: str) -> None:
-    # On the local stage webhooks may go anywhere (tests run sinks on loopback); elsewhere the
-    # endpoint must resolve, and only to public addresses.
-    if webhook.internal_addresses_allowed():
-        return
-    if webhook.resolve(endpoint) is None:
+    if not webhook.may_call(endpoint):
         raise errors.invalid("endpoint", "must resolve to a public address")
 
 
@@ -154,23 +156,14 @@ def create(
         subscriber.state = UNCONFIRMED
     else:
         subscriber.confirmed_at = moment
-    _refuse_duplicate(page.id, subscriber)
-    _write(subscriber, lambda new: True)
+    try:
+        _write(subscriber, lambda new: True)
+    except errors.Conflict:
+        # Another subscriber holds the address's claim.
+        raise errors.invalid(KIND_SETTINGS[kind][1], "is already subscribed") from None
     if subscriber.state == UNCONFIRMED:
         send_confirmation(page, subscriber)
     return subscriber
-
-
-def _refuse_duplicate(page_id: str, new: Subscriber) -> None:
-    for existing in subscribers_of(page_id):
-        if (
-            existing.state != UNSUBSCRIBED
-            and existing.kind == new.kind
-            and existing.incident_id == new.incident_id
-            and address_of(existing) == address_of(new)
-        ):
-            field_name = KIND_SETTINGS[new.kind][1]
-            raise errors.invalid(field_name, "is already subscribed")
 
 
 def listed(
@@ -182,35 +175,60 @@ def listed(
     text: str | None = None,
     sort_field: str | None = None,
     descending: bool = False,
+    offset: int = 0,
+    limit: int | None = None,
 ) -> list[Subscriber]:
-    wanted_states = LISTED_STATES if state == "all" else (state or ACTIVE,)
-    found = [
-        subscriber
-        for subscriber in subscribers_of(page_id)
-        if subscriber.state in wanted_states
-        and (kind is None or subscriber.kind == kind)
-        and (incident_id is None or subscriber.incident_id == incident_id)
-        and (not text or text.lower() in address_of(subscriber).lower())
-    ]
-    sort_keys = {
-        "created_at": lambda s: s.created_at,
-        "quarantined_at": lambda s: (
-            s.quarantined_at or datetime.min.replace(tzinfo=s.created_at.tzinfo)
-        ),
-    }
-    return sorted(found, key=sort_keys.get(sort_field or "primary", address_of), reverse=descending)
+    """A page of a list (`limit` from `offset`; all from there when `limit` is None), read
+    from the list entries: what it costs depends on where the page is, not on how many
+    subscribers the page has."""
+    ids = subscriber_listing.listed_ids(
+        _listings(page_id, incident_id, _states(state)),
+        kind=kind,
+        text=text,
+        sort_field=sort_field,
+        descending=descending,
+        offset=offset,
+        limit=limit,
+    )
+    return subscriber_listing.in_order(page_id, ids)
 
 
-def unsubscribed(page_id: str) -> list[Subscriber]:
-    return [s for s in subscribers_of(page_id) if s.state == UNSUBSCRIBED]
+def _states(state: str | None) -> tuple[str, ...]:
+    return LISTED_STATES if state == "all" else (state or ACTIVE,)
+
+
+def _listings(page_id: str, incident_id: str | None, states: tuple[str, ...]) -> list[str]:
+    if incident_id:
+        return [f"incident#{incident_id}#{state}" for state in states]
+    return [f"{page_id}#{state}" for state in states]
+
+
+def count_by_kind(page_id: str, *, state: str | None, text: str | None) -> Counter[str]:
+    """How many subscribers of each kind a list would hold: from the tallies, or, for a text
+    search, from the entries that match (a search reads every entry of the states asked for)."""
+    states = _states(state)
+    if text:
+        found = subscriber_listing.entries(_listings(page_id, None, states), text=text)
+        return Counter(entry.kind for entry in found)
+    counted: Counter[str] = Counter()
+    for bucket, number in subscriber_listing.tallies(page_id).items():
+        kind, bucket_state = bucket.split("#")
+        if bucket_state in states:
+            counted[kind] += number
+    return counted
+
+
+def unsubscribed(page_id: str, offset: int, limit: int) -> list[Subscriber]:
+    return listed(page_id, state=UNSUBSCRIBED, sort_field="created_at", offset=offset, limit=limit)
 
 
 def counts(page_id: str) -> dict[str, dict[str, int]]:
-    """Subscribers by kind and state."""
+    """Subscribers by kind and state (one Query of the page's tallies)."""
     histogram = {kind: {state: 0 for state in LISTED_STATES} for kind in KIND_SETTINGS}
-    for subscriber in subscribers_of(page_id):
-        if subscriber.state in LISTED_STATES:
-            histogram[subscriber.kind][subscriber.state] += 1
+    for bucket, number in subscriber_listing.tallies(page_id).items():
+        kind, state = bucket.split("#")
+        if kind in histogram and state in LISTED_STATES:
+            histogram[kind][state] = number
     return histogram
 
 
@@ -264,12 +282,17 @@ def _write(subscriber: Subscriber, edit: Callable[[Subscriber], bool]) -> Subscr
         if attempts and subscriber.version is not None:
             current = Subscriber.get(subscriber.page_id, subscriber.id, consistent_read=True)
         attempts.append(current)
-        before = audiences(current) if current.version is not None else []
+        stored = current.version is not None
+        before = audiences(current) if stored else []
+        listed_before = (
+            subscriber_listing.footprint(current, address_of(current)) if stored else None
+        )
         if not edit(current):
             return current
         current.updated_at = work.moment
         work.save(current)
         _stage_recipients(work, current, before)
+        subscriber_listing.stage(work, current, address_of(current), listed_before)
         return current
 
     return unit_of_work.run(subscriber.page_id, change)
@@ -315,15 +338,25 @@ def quarantine_by_id(page_id: str, subscriber_id: str) -> None:
 
 def selected(
     page_id: str, chosen: list[str] | str, kind: str | None, states: tuple[str, ...]
-) -> list[Subscriber]:
-    """The subscribers a batch names (ids or `all`), of `kind`, in `states`."""
-    return [
-        subscriber
-        for subscriber in subscribers_of(page_id)
-        if subscriber.state in states
-        and (kind is None or subscriber.kind == kind)
-        and (chosen == "all" or subscriber.id in chosen)
-    ]
+) -> Iterator[Subscriber]:
+    """The subscribers a batch names (ids or `all`), of `kind`, in `states`, read 100 at a
+    time as they are consumed."""
+    if chosen == "all":
+        ids = subscriber_listing.listed_ids(
+            _listings(page_id, None, states),
+            kind=kind,
+            text=None,
+            sort_field="created_at",
+            descending=False,
+            offset=0,
+            limit=None,
+        )
+    else:
+        ids = list(dict.fromkeys(chosen))
+    for start in range(0, len(ids), 100):
+        for subscriber in subscriber_listing.in_order(page_id, ids[start : start + 100]):
+            if subscriber.state in states and (kind is None or subscriber.kind == kind):
+                yield subscriber
 
 
 def set_components(page_id: str, subscriber: Subscriber, component_ids: list[str]) -> Subscriber:
@@ -455,23 +488,33 @@ def recipient_items_are_current() -> bool:
         return False
 
 
-def index_recipients(subscribers: Iterator[Subscriber]) -> int:
-    """Write the recipient items of subscribers stored before they existed (idempotent), then
-    note that the layout is current; returns how many subscribers hear of something."""
+def index_recipients(subscribers: Iterable[Subscriber]) -> int:
+    """Write the recipient items, list entries and address claims of subscribers stored before
+    they existed and count the tallies afresh (idempotent), then note that the layout is
+    current; returns how many subscribers hear of something."""
     indexed = 0
+    counted: Counter[tuple[str, str]] = Counter()
     for subscriber in subscribers:
-        if not audiences(subscriber):
-            continue
+        listed_now = subscriber_listing.footprint(subscriber, address_of(subscriber))
+        counted[(subscriber.page_id, listed_now.bucket)] += 1
 
-        def change(work: unit_of_work.Work, subscriber=subscriber) -> None:
+        def change(work: unit_of_work.Work, subscriber=subscriber, listed_now=listed_now) -> None:
             work.quiet()
             _stage_recipients(work, subscriber, [])
+            # Its entries as if it were new; its tally is counted below, its claim taken as
+            # it is (a second run finds it already there).
+            unlisted = replace(listed_now, entries=frozenset())
+            subscriber_listing.stage(work, subscriber, address_of(subscriber), unlisted)
+            if listed_now.claim:
+                work.save(Claim(listed_now.claim, page_id=subscriber.page_id))
 
         unit_of_work.run(subscriber.page_id, change)
-        indexed += 1
+        indexed += bool(audiences(subscriber))
 
     def mark(work: unit_of_work.Work) -> None:
         work.quiet()
+        for (page_id, bucket), number in counted.items():
+            work.save(SubscriberTally(page_id, bucket, count=number))
         work.save(Setting(RECIPIENTS_LAYOUT[0], value=RECIPIENTS_LAYOUT[1]))
 
     unit_of_work.run(None, mark)

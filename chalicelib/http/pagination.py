@@ -29,16 +29,19 @@ def page_and_size(query: dict, size_name: str = "per_page") -> tuple[int, int]:
 
 
 def paginate(items: Sequence[T], query: dict) -> list[T]:
-    page, per_page = page_and_size(query)
-    start = (page - 1) * per_page
+    start, per_page = start_and_size(query)
     return list(items[start : start + per_page])
 
 
-def limit_and_offset_page(items: Sequence[T], query: dict) -> list[T]:
-    """Subscriber lists: `limit` and a 0-based `page` (the first limit * page are skipped)."""
-    limit = _whole_number(query.get("limit"), 0, 1) if query.get("limit") else None
-    if limit is None:
-        return list(items)
+def limit_and_offset(query: dict) -> tuple[int, int]:
+    """Subscriber lists: `limit` (default and max 100, as Statuspage's v1 since February 2023)
+    and a 0-based `page`; the start of that page and its size."""
+    limit = min(_whole_number(query.get("limit"), MAX_PER_PAGE, 1), MAX_PER_PAGE)
     page = _whole_number(query.get("page"), 0, 0)
-    start = page * limit
-    return list(items[start : start + limit])
+    return page * limit, limit
+
+
+def start_and_size(query: dict) -> tuple[int, int]:
+    """`page` (1-based) and `per_page` as the start of that page and its size."""
+    page, per_page = page_and_size(query)
+    return (page - 1) * per_page, per_page

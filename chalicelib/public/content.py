@@ -189,6 +189,7 @@ def uptime_part(history: dict[str, tuple]) -> dict:
 # What the page's charts need of a displayed metric (its points are read when viewed).
 _METRIC_FIELDS = (
     "id",
+    "metrics_provider_id",
     "name",
     "tooltip_description",
     "suffix",

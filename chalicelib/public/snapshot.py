@@ -15,6 +15,7 @@ pages and an old incident's page read it when visited.
 import hashlib
 import json
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -47,13 +48,15 @@ class Snapshot:
     content: dict
 
 
-def refresh(page_id: str) -> Snapshot | None:
-    """Rebuild the page's snapshot from consistent reads and store it. None when the page does
-    not exist."""
+def refresh(page_id: str, *, any_body: bool = False) -> Snapshot | None:
+    """Rebuild the page's snapshot from consistent reads and store it, unless it is current
+    (or, with `any_body`, built at all) by then. None when the page does not exist."""
     # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
     read_at = datetime.now(UTC)
     # Counted before the reads: a change committed while they run leaves the body behind it.
     marked = snapshots.read(page_id, consistent=True)
+    if marked is not None and (marked.current or (any_body and marked.body is not None)):
+        return _decoded_snapshot(marked)  # another view built it meanwhile
     changes = _changes_shown(marked, read_at)
     try:
         page = Page.get(page_id, consistent_read=True)
@@ -165,8 +168,23 @@ def load(page_id: str) -> Snapshot | None:
     """The page's snapshot: one GetItem, and a rebuild when a write came after it (or it was
     never built). None when there is no such page."""
     item = snapshots.read(page_id)
-    if item is None or not item.current:
-        return refresh(page_id)
+    if item is not None and item.current:
+        return _decoded_snapshot(item)
+    # A busy page right after a write: one view of the process rebuilds the body, and the
+    # views that arrive meanwhile are shown the body as it was (a rebuild behind) instead of
+    # queueing behind it. Only a page never built makes them wait.
+    lock = _rebuild_lock(page_id)
+    never_built = item is None or item.body is None
+    if not lock.acquire(blocking=never_built):
+        return _decoded_snapshot(item)
+    try:
+        # Those that waited for a first build take it, even if a write came after it.
+        return refresh(page_id, any_body=never_built)
+    finally:
+        lock.release()
+
+
+def _decoded_snapshot(item: snapshots.PageSnapshot) -> Snapshot:
     # Decoding costs more than the read under load: a warm process decodes each version once.
     data = _decoded.get(item.etag)
     if data is None:
@@ -174,7 +192,12 @@ def load(page_id: str) -> Snapshot | None:
         _decoded[item.etag] = data
         if len(_decoded) > _DECODED_CACHE_SIZE:
             _decoded.popitem(last=False)
-    return Snapshot(page_id, item.etag, data)
+    return Snapshot(item.page_id, item.etag, data)
+
+
+def _rebuild_lock(page_id: str) -> threading.Lock:
+    with _locks_guard:
+        return _rebuild_locks.setdefault(page_id, threading.Lock())
 
 
 def _load_by_name(kind: str, name: str) -> Snapshot | None:
@@ -187,3 +210,5 @@ def _load_by_name(kind: str, name: str) -> Snapshot | None:
 
 
 _decoded: OrderedDict[str, dict] = OrderedDict()
+_rebuild_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()

@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from tests.e2e.stack import LocalStack
+from tests.e2e.stack import LocalStack, wait_for
 from tests.sent_mail import sent_mail_over_http
 from tests.webhook_sink import WebhookSink
 
@@ -25,15 +25,6 @@ def stack(tmp_path_factory):
 @pytest.fixture
 def page(stack):
     return stack.admin("bootstrap")
-
-
-def wait_for(condition, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 def subscribe(stack, page, url, **extra):

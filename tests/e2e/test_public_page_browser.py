@@ -298,3 +298,56 @@ def test_a_notification_email_reads_well_in_a_browser(stack, browser):
     assert width <= 390  # nothing sideways to scroll
     browser.save_screenshot(str(ARTIFACTS / "notification_email_phone.png"))
     browser.set_window_size(1280, 2400)
+
+
+def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript(stack, browser):
+    admin = PageAdmin(stack)
+    providers = stack.get(f"/v1/pages/{admin.page_id}/metrics_providers", admin.key).json()
+    (own,) = [provider for provider in providers if provider["type"] == "Self"]
+    metric = admin.create(
+        f"metrics_providers/{own['id']}/metrics",
+        "metric",
+        {"name": "API latency", "display": True, "suffix": " ms", "decimal_places": 0},
+    )
+    now = int(time.time())
+    # Three points today, one three days ago: the day shows three columns, the week four.
+    for offset, value in ((2 * 3600, 120), (4 * 3600, 80), (6 * 3600, 100), (3 * 86400, 300)):
+        answer = stack.send(
+            "POST",
+            f"/v1/pages/{admin.page_id}/metrics/{metric['id']}/data",
+            admin.key,
+            {"data": {"timestamp": now - offset, "value": value}},
+        )
+        assert answer.status_code == 201, answer.text
+
+    browser.get(admin.public_url)
+
+    chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
+    assert chart.find_element(By.CSS_SELECTOR, "h3").text == "API latency"
+    assert chart.find_element(By.CSS_SELECTOR, "svg.metric-chart").is_displayed()
+    columns = chart.find_elements(By.CSS_SELECTOR, "rect.metric-column")
+    assert len(columns) == 3
+    assert all(float(column.get_attribute("height")) > 0 for column in columns)
+    # The hover value: each column's <title>, which the browser shows as its tooltip.
+    titles = [
+        column.find_element(By.TAG_NAME, "title").get_attribute("textContent") for column in columns
+    ]
+    assert [title.split(": ")[1] for title in titles] == ["100 ms", "80 ms", "120 ms"]
+    assert chart.find_element(By.CSS_SELECTOR, ".metric-average").text == "Average 100 ms"
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Day"
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_day.png"))
+
+    # The period links are plain links: following one loads the longer window, no script.
+    browser.find_element(By.LINK_TEXT, "Week").click()
+    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=week"))
+    chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
+    assert len(chart.find_elements(By.CSS_SELECTOR, "rect.metric-column")) == 4
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Week"
+    browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_week.png"))
+    browser.find_element(By.LINK_TEXT, "Month").click()
+    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=month"))
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Month"

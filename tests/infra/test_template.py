@@ -231,7 +231,7 @@ CALLS = {
     "dynamodb:DeleteItem": r"\.delete\(",
     "dynamodb:Query": r"\.query\(",
     "dynamodb:BatchWriteItem": r"\.batch_write\(",
-    "dynamodb:BatchGetItem": r"\.batch_get\(",
+    "dynamodb:BatchGetItem": r"\.batch_get(_item)?\(",
     "dynamodb:Scan": r"\.scan\(",
     "dynamodb:ConditionCheckItem": r"\.condition_check\(",
     "dynamodb:DescribeTable": r"\.describe_table\(",
