@@ -122,7 +122,8 @@ def time_formatter(time_zone: str):
         moment = days.local(text, time_zone)
         if moment is None:
             return ""
-        return moment.strftime("%b %d, %Y - %H:%M %Z").replace(" 0", " ", 1)
+        # The day without its leading zero, the hour with it: `Apr 2, 2030 - 06:00 EDT`.
+        return f"{days.label(moment.date())} - {moment:%H:%M %Z}"
 
     return local_time
 

@@ -376,3 +376,11 @@ def test_an_address_on_an_international_domain_is_sent_to_in_punycode(world, dra
     assert [mail.subject for mail in mails_to("leser@xn--bcher-kva.example", before)] == [
         "[Acme] IDN - investigating"
     ]
+
+
+def test_times_keep_the_hours_leading_zero_and_drop_the_days():
+    from chalicelib.public import html
+
+    local_time = html.time_formatter("America/New_York")
+    assert local_time("2030-04-20T10:00:00.000Z") == "Apr 20, 2030 - 06:00 EDT"
+    assert local_time("2030-05-01T10:05:00.000Z") == "May 1, 2030 - 06:05 EDT"
