@@ -16,6 +16,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import (
     errors,
+    page_access,
     pages,
     signing,
     sms_countries,
@@ -130,6 +131,8 @@ def create(
     if profile.get("viewers_must_be_team_members") and not fields.page_access_user:
         raise errors.invalid("page_access_user", "is required on an access-controlled page")
     component_ids = list(dict.fromkeys(fields.component_ids or []))
+    if profile.get("audience_specific") and not incident_id:
+        component_ids = page_access.subscribable(page.id, fields.page_access_user, component_ids)
     if component_ids:
         if incident_id:
             raise errors.invalid("component_ids", "incident subscribers follow one incident")

@@ -153,18 +153,34 @@ def postmortem_content(page: Page, record: IncidentRecord, body: str) -> dict:
     }
 
 
-def confirmation_content(page: Page, what: str, confirm_link: str) -> dict:
-    """The email that asks a new subscriber to confirm (`what` it will receive)."""
+def _link_email(page: Page, title: str, why: Callable[[str], str], action: str, link: str) -> dict:
+    """An email whose point is one link someone asked for (confirm, sign in): `why` says
+    what it is for, given the page's name; `action` is its button."""
     name = pages.profile_of(page).get("name", "")
     letter = {
-        "title": "Confirm your subscription",
-        "lines": [
-            f"Confirm that you want {what} from {name}.",
-            "If you did not ask for this, ignore this message.",
-        ],
-        "button": {"href": confirm_link, "text": "Confirm subscription"},
+        "title": title,
+        "lines": [why(name), "If you did not ask for this, ignore this message."],
+        "button": {"href": link, "text": action},
     }
-    return _email(page, f"[{name}] Confirm your subscription", letter, personal=False)
+    return _email(page, f"[{name}] {title}", letter, personal=False)
+
+
+def confirmation_content(page: Page, what: str, confirm_link: str) -> dict:
+    """The email that asks a new subscriber to confirm (`what` it will receive)."""
+
+    def why(name: str) -> str:
+        return f"Confirm that you want {what} from {name}."
+
+    return _link_email(page, "Confirm your subscription", why, "Confirm subscription", confirm_link)
+
+
+def sign_in_content(page: Page, sign_in_link: str, minutes: int) -> dict:
+    """The link that signs a page access user in to an audience-specific page."""
+
+    def why(name: str) -> str:
+        return f"Open this link within {minutes} minutes to see the {name} status page."
+
+    return _link_email(page, "Sign in to the status page", why, "Sign in", sign_in_link)
 
 
 def component_content(page: Page, component: dict, change: dict, page_state: dict) -> dict:
