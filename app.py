@@ -30,15 +30,18 @@ from chalicelib.console import subscribers as console_subscribers  # noqa: F401
 from chalicelib.console import team as console_team  # noqa: F401
 from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
+from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
-from chalicelib.notify import deliver, fanout, outbox, queues
+from chalicelib.notify import confirmation, deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
 from chalicelib.public import sign_in as public_sign_in
 from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue.
 unit_of_work.after_commit(outbox.publish_committed)
+# A new subscriber's confirmation link: the rules say when, the notifiers send it.
+subscriber_rules.send_confirmations_with(confirmation.send)
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (

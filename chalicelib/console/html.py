@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, new_environment
+from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -21,7 +21,7 @@ _HERE = Path(__file__).parent
 def _environment() -> Environment:
     from markupsafe import Markup
 
-    environment = new_environment(_HERE / "templates")
+    environment = environment_for(_HERE / "templates")
     environment.filters["moment"] = _moment
     environment.globals.update(
         status_labels=STATUS_LABELS,
