@@ -4,7 +4,15 @@ import datetime
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    RootModel,
+    field_validator,
+    model_validator,
+)
 
 from chalicelib.schemas.common import Clearable, Email, Name, OutSchema, Schema, Text
 
@@ -38,6 +46,8 @@ def _distinct(value: list[str]) -> list[str]:
 
 
 ComponentIds = Annotated[list[str], BeforeValidator(_ids), AfterValidator(_distinct)]
+# A group cannot be empty (SPEC 2.8): refused by `_not_empty` below with that message.
+GroupMembers = Annotated[ComponentIds, Field(json_schema_extra={"minItems": 1})]
 
 
 class ComponentFields(Schema):
@@ -91,10 +101,14 @@ class GroupAsComponentOut(ComponentOut):
     components: list[str]
 
 
+class ComponentListItemOut(RootModel[GroupAsComponentOut | ComponentOut]):
+    """An entry of a page's component list: a component, or a group with its members."""
+
+
 class ComponentGroupFields(Schema):
     name: Name | None = None
     description: Text | None = None
-    components: ComponentIds | None = Field(None, description="ids of the member components")
+    components: GroupMembers | None = Field(None, description="ids of the member components")
     position: int | None = Field(None, ge=1, description="1-based place in the page order")
 
     @field_validator("components")
@@ -107,7 +121,7 @@ class ComponentGroupFields(Schema):
 
 class ComponentGroupCreateFields(ComponentGroupFields):
     name: Name
-    components: ComponentIds
+    components: GroupMembers
 
 
 def _description_beside_the_group(data):
@@ -120,6 +134,9 @@ def _description_beside_the_group(data):
 
 
 class ComponentGroupCreate(Schema):
+    # Validated even when absent, so an empty body is a 422 naming `name` and `components`.
+    model_config = ConfigDict(json_schema_extra={"required": ["component_group"]})
+
     component_group: ComponentGroupCreateFields = Field(default_factory=dict, validate_default=True)
 
     @model_validator(mode="before")
