@@ -71,6 +71,8 @@ class ComponentCreateFields(ComponentFields):
 
 class ComponentCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
+    model_config = ConfigDict(json_schema_extra={"required": ["component"]})
+
     component: ComponentCreateFields = Field(default_factory=dict, validate_default=True)
 
 
