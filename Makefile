@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: run test bootstrap admin bench lint format fuzz
+.PHONY: run test bootstrap admin bench load lint format fuzz
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ fuzz: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) -m pytest -q -m bench -s tests/bench
+
+# 50 clients for 60 s against a stack of its own: throughput, errors, p50/p99 per kind.
+load: $(VENV)/.dev
+	$(PY) -m tests.bench.load $(ARGS)
 
 # Deployment to AWS. `make package`: the prod Lambda zip and SAM template in dist/, built from a
 # Python 3.13 venv because `chalice package` sets the Lambda runtime from the Python it runs on;

@@ -14,6 +14,7 @@ from chalicelib.api import (
     metrics_providers,
     openapi,
     organizations,
+    page_access,
     pages,
     postmortems,
     subscribers,
@@ -26,6 +27,7 @@ from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
+from chalicelib.public import sign_in as public_sign_in
 from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue.
@@ -45,12 +47,14 @@ for blueprint_module in (
     subscriptions,
     metrics_providers,
     metrics_api,
+    page_access,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
 app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
 app.register_blueprint(public_subscriptions.blueprint)
+app.register_blueprint(public_sign_in.blueprint)
 app.register_middleware(routing.contract_answers, "http")
 
 

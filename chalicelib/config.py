@@ -56,3 +56,9 @@ def index_settle_seconds() -> float:
     sooner is rebuilt by the next view. The local emulator's indexes never lag."""
     default = "0" if stage() in ("local", "test") else "3"
     return float(os.environ.get("INDEX_SETTLE_SECONDS", default))
+
+
+def delivery_lease_seconds() -> int:
+    """How long a delivery holds the recipients it claimed before another may take them over:
+    as long as the delivery function may run (its timeout in `.chalice/config.json`)."""
+    return int(os.environ.get("DELIVERY_LEASE_SECONDS", "120"))

@@ -2,6 +2,7 @@
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -11,8 +12,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class WebhookSink:
-    def __init__(self, status: int = 200):
+    def __init__(self, status: int = 200, delay: float = 0):
         self.status = status
+        self.delay = delay  # seconds before each answer: a slow endpoint
         self.received: list[dict] = []
         sink = self
 
@@ -28,6 +30,7 @@ class WebhookSink:
                         "json": json.loads(raw),
                     }
                 )
+                time.sleep(sink.delay)
                 self.send_response(sink.status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

@@ -45,6 +45,7 @@ class Effects:
             view = components.component_fields(self.records, record)
             view["status"] = self.changes.get(component_id, record.status)
             view.pop("components", None)
+            view.pop("third_party", None)  # an incident names components, not their sources
             shown.append(view)
         return shown
 

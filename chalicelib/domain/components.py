@@ -22,11 +22,21 @@ from typing import NamedTuple, TypeVar
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import errors, unit_of_work
 from chalicelib.domain.unit_of_work import Work
+from chalicelib.notify import webhook
 from chalicelib.store.components import Component, record_change
+from chalicelib.store.third_party import SOURCES, ThirdPartySource, follower_of
 
 OPERATIONAL = "operational"
+# The five statuses of SPEC 2.7 (what a third-party source may report).
+STATUSES = frozenset(
+    (OPERATIONAL, "degraded_performance", "partial_outage", "major_outage", "under_maintenance")
+)
 COMPONENT_UPDATE_EVENT = "component_update"
 T = TypeVar("T")
+
+# Every component is on the public page and in its one snapshot item, and every write of
+# components reads them all (their order): a page of thousands would be neither.
+MAX_COMPONENTS_PER_PAGE = 500
 
 
 def in_page_order(records: list[Component]) -> list[Component]:
@@ -60,10 +70,21 @@ def component_fields(records: list[Component], component: Component) -> dict:
         "only_show_if_degraded": bool(component.only_show_if_degraded),
         "automation_email": component.automation_email,
         "start_date": component.start_date,
+        "third_party": _third_party_fields(component),
     }
     if component.group:
         fields["components"] = [member.id for member in members_of(records, component.id)]
     return fields
+
+
+def _third_party_fields(component: Component) -> dict | None:
+    if not component.third_party_url:
+        return None
+    return {
+        "summary_url": component.third_party_url,
+        "component_id": component.third_party_component_id,
+        "official_status": component.official_status,
+    }
 
 
 def members_of(records: list[Component], group_id: str) -> list[Component]:
@@ -145,6 +166,10 @@ class Edit:
 
     def add(self, record: Component, position: int | None = None) -> None:
         """A new component or group, last in the page unless `position` says otherwise."""
+        if len(self.records) >= MAX_COMPONENTS_PER_PAGE:
+            raise errors.invalid(
+                "components", f"a page has at most {MAX_COMPONENTS_PER_PAGE} (groups included)"
+            )
         record.position = self.records[-1].position + 1 if self.records else 1
         self.records.append(record)
         self.touch(record)
@@ -235,6 +260,8 @@ class Edit:
                     _stage_status_change(self.work, record, old_status)
         for record in self._deleted.values():
             self.work.delete(record)
+            if record.third_party_url:
+                self.work.delete(follower_of(record.third_party_url, record.page_id, record.id))
 
 
 def _position_between(others: list[Component], index: int) -> float | int | None:
@@ -275,8 +302,38 @@ def _requested_status(component: Component, requested: str | None) -> str | None
     return requested
 
 
+def _follow(edit: Edit, component: Component, link: schemas.ThirdPartyLink | None) -> None:
+    """Make `component` follow a component of another status page (`link`: that page's
+    summary.json URL and the component's id there), or nothing (None). A new link has no
+    official status until the next poll brings one (`chalicelib.domain.third_party`)."""
+    if link is not None and component.group:
+        raise errors.invalid("third_party", "a group's status follows its components")
+    new = (link.summary_url, link.component_id) if link else (None, None)
+    if (component.third_party_url, component.third_party_component_id) == new:
+        return
+    if link is not None and not webhook.may_call(link.summary_url):
+        raise errors.invalid("third_party.summary_url", "must resolve to a public address")
+    old_url = component.third_party_url
+    if old_url and old_url != new[0]:
+        edit.work.delete(follower_of(old_url, component.page_id, component.id))
+    component.third_party = link is not None
+    component.third_party_url, component.third_party_component_id = new
+    component.official_status = None
+    if link is not None:
+        edit.work.save(
+            follower_of(link.summary_url, component.page_id, component.id, link.component_id)
+        )
+        # The poll reads the source's followers again when `linked_at` is newer than its
+        # last reconciliation, so the new follower gets the source's status at the next tick.
+        source = ThirdPartySource(SOURCES, link.summary_url)
+        edit.work.update(source, [ThirdPartySource.linked_at.set(edit.moment)], versioned=False)
+    edit.touch(component)
+
+
 def _apply(edit: Edit, component: Component, fields: schemas.ComponentFields) -> None:
     given = fields.model_fields_set
+    if "third_party" in given:
+        _follow(edit, component, fields.third_party)
     for name in ("name", "description", "showcase", "only_show_if_degraded"):
         if name in given and getattr(fields, name) is not None:
             setattr(component, name, getattr(fields, name))

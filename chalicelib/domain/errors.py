@@ -36,5 +36,9 @@ class Forbidden(DomainError):
     """A request the rules refuse whole (a batch naming an unknown metric, or too big)."""
 
 
+class Unavailable(DomainError):
+    """Something this service cannot get here (the points of a provider-linked metric)."""
+
+
 class NotAllowed(DomainError):
     """The operation exists but not for this kind of thing (data for a provider-fed metric)."""

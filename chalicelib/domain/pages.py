@@ -44,6 +44,7 @@ DEFAULT_PROFILE = {
     "branding": "basic",
     "hidden_from_search": False,
     "viewers_must_be_team_members": False,
+    "audience_specific": False,
     "allow_page_subscribers": True,
     "allow_incident_subscribers": True,
     "allow_email_subscribers": True,

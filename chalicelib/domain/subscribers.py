@@ -16,6 +16,7 @@ from datetime import datetime
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import (
     errors,
+    page_access,
     pages,
     signing,
     sms_countries,
@@ -45,6 +46,8 @@ FIRST_READ = 50
 # first stored: data written before has none until `index_recipients` makes them (the local
 # stack does at start; on AWS the admin CLI).
 RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v2")
+# Not unsubscribed ones; a bound on what a page's notification costs (and on sign-up spam).
+MAX_SUBSCRIBERS_PER_PAGE = 250_000
 # Which page setting allows which kind, and the field a refusal names.
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
@@ -114,11 +117,7 @@ def _check_components(page_id: str, component_ids: list[str]) -> None:
 
 
 def _check_endpoint(endpoint: str) -> None:
-    # On the local stage webhooks may go anywhere (tests run sinks on loopback); elsewhere the
-    # endpoint must resolve, and only to public addresses.
-    if webhook.internal_addresses_allowed():
-        return
-    if webhook.resolve(endpoint) is None:
+    if not webhook.may_call(endpoint):
         raise errors.invalid("endpoint", "must resolve to a public address")
 
 
@@ -130,10 +129,16 @@ def create(
     anyone could type anyone's address."""
     profile = pages.profile_of(page)
     kind = _kind(fields)
+    if sum(count_by_kind(page.id, state="all", text=None).values()) >= MAX_SUBSCRIBERS_PER_PAGE:
+        raise errors.invalid(
+            "subscriber", f"a page has at most {MAX_SUBSCRIBERS_PER_PAGE} subscribers"
+        )
     _check_allowed(profile, kind, incident_id)
     if profile.get("viewers_must_be_team_members") and not fields.page_access_user:
         raise errors.invalid("page_access_user", "is required on an access-controlled page")
     component_ids = list(dict.fromkeys(fields.component_ids or []))
+    if profile.get("audience_specific") and not incident_id:
+        component_ids = page_access.subscribable(page.id, fields.page_access_user, component_ids)
     if component_ids:
         if incident_id:
             raise errors.invalid("component_ids", "incident subscribers follow one incident")

@@ -28,6 +28,13 @@ def page_and_size(query: dict, size_name: str = "per_page") -> tuple[int, int]:
     return page, size
 
 
+def reach(query: dict) -> int:
+    """How many items of a list a page asked for needs read from its start: a store reads
+    no further, and `paginate` cuts the page out of them."""
+    page, per_page = page_and_size(query)
+    return page * per_page
+
+
 def paginate(items: Sequence[T], query: dict) -> list[T]:
     start, per_page = start_and_size(query)
     return list(items[start : start + per_page])

@@ -2,7 +2,7 @@
 
 import logging
 
-from chalicelib.jobs import maintenance, reminders
+from chalicelib.jobs import maintenance, reminders, third_party
 from chalicelib.notify import outbox
 
 logger = logging.getLogger(__name__)
@@ -12,4 +12,15 @@ def tick() -> dict:
     moved = maintenance.run()
     reminded = reminders.run()
     swept = outbox.sweep()
-    return {"maintenances": moved, "reminders": reminded, "swept": swept}
+    try:
+        followed = third_party.run()
+    except Exception:
+        # Reading the set of sources failed: the other steps are done, the next tick polls.
+        logger.exception("third-party poll failed")
+        followed = 0
+    return {
+        "maintenances": moved,
+        "reminders": reminded,
+        "swept": swept,
+        "third_party_changes": followed,
+    }

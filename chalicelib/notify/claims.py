@@ -4,8 +4,10 @@ Before sending, one transaction claims (event, subscriber) for every recipient o
 the condition that nobody has: a redelivered message finds its recipients claimed and sends
 nothing twice. A claim names its batch and is held under a lease as long as the delivery
 function may run. After sending, one item settles the whole batch (and names whom it
-failed). A claim found unsettled past its lease (its delivery died between claim and
-settling) is taken over, so a recipient is not lost to a crash either.
+failed); each recipient reached is also settled alone as soon as it is, so that a delivery
+dying mid-batch leaves only the sends it had in flight unsettled. A claim found unsettled
+past its lease (its delivery died between claim and settling) is taken over, so a recipient
+is not lost to a crash either.
 """
 
 import random
@@ -16,13 +18,11 @@ from datetime import timedelta
 
 from pynamodb.exceptions import TransactWriteError
 
-from chalicelib import clock
+from chalicelib import clock, config
 from chalicelib.store import base
 from chalicelib.store.deliveries import DeliveryClaim
 
 SENDING, SETTLED = "sending", "settled"
-# As long as a delivery may take: the delivery function's timeout (`.chalice/config.json`).
-LEASE = timedelta(seconds=120)
 KEPT_FOR = timedelta(days=7)
 # DynamoDB takes at most 100 items in one transaction.
 PER_TRANSACTION = 100
@@ -52,7 +52,7 @@ def _claim_item(event_id: str, subscriber_id: str, batch: str, now) -> DeliveryC
         _key(event_id, subscriber_id),
         outcome=SENDING,
         batch=batch,
-        lease_until=int((now + LEASE).timestamp()),
+        lease_until=int((now + timedelta(seconds=config.delivery_lease_seconds())).timestamp()),
         expires_at=now + KEPT_FOR,
     )
 
@@ -126,6 +126,14 @@ def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
     for start in range(0, len(subscriber_ids), PER_TRANSACTION):
         _claim_some(event_id, subscriber_ids[start : start + PER_TRANSACTION], claimed)
     return claimed
+
+
+def mark_reached(keys: list[str]) -> None:
+    """Recipients just reached are settled each on its own at once (one write each, made by
+    the worker that sent): a delivery that dies before settling its batch leaves only those
+    it was sending to for the next to take over, not those it had reached."""
+    for key in keys:
+        DeliveryClaim(key).update(actions=[DeliveryClaim.outcome.set(SETTLED)])
 
 
 def settle(claimed: Claimed, failed: list[str]) -> None:

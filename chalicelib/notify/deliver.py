@@ -92,6 +92,20 @@ def _sms_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
     return [lanes.Send(SNS_LANE, [recipient], send) for recipient in recipients]
 
 
+def _settling_each(send: lanes.Send) -> lanes.Send:
+    """The send, settling the claim of each recipient it reached as soon as it has."""
+    attempt = send.attempt
+
+    def settling(to: list[dict]) -> list[dict]:
+        failed = attempt(to)
+        failed_keys = {recipient["key"] for recipient in failed}
+        claims.mark_reached([r["key"] for r in to if r["key"] not in failed_keys])
+        return failed
+
+    send.attempt = settling
+    return send
+
+
 def _sends(message: dict, recipients: list[dict], secret: str | None) -> list[lanes.Send]:
     """What to send to whom; a recipient whose kind this event has nothing for is done."""
     message_content = message["content"]
@@ -138,7 +152,7 @@ def deliver_all(messages: list[dict]) -> int:
         secret = None
         if any(recipient["kind"] == "webhook" for recipient in ours):
             secret = _secret(message["page_id"], secrets)
-        sends += _sends(message, ours, secret)
+        sends += [_settling_each(send) for send in _sends(message, ours, secret)]
     outcomes = lanes.Lanes(WORKERS, _per_lane).run(sends)
     delivered = 0
     for message, claimed, ours in held:

@@ -100,6 +100,11 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
     incident = incidents.get_incident(page.id, payload["incident_id"])
     update_id = payload.get("incident_update_id")
     update = next((u for u in incident.updates if u.id == update_id), incident.updates[0])
+    # As the update left it: a notification fanned out after a later update (queues may
+    # deliver out of order) still shows the update it announces first, not the later ones.
+    incident = incidents.Incident(
+        incident.record, [u for u in incident.updates if u.id <= update.id]
+    )
     components = page_components(page.id)
     message = content.incident_content(
         page, incident, update, _page_state(page, components), reminder=reminder

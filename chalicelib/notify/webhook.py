@@ -1,4 +1,6 @@
-"""Webhook POSTs: JSON, 10 s timeout, no redirects, to the address that was checked.
+"""Outbound HTTP: webhook POSTs, and the GETs of the status pages third-party components
+follow (`fetch`), both under the same rules: 10 s timeout, no redirects, to the address that
+was checked.
 
 The host is resolved once per send; outside the local stage the address must be public, and
 the connection goes to that same address, so a DNS answer that changes in between (rebinding)
@@ -68,6 +70,13 @@ def _embedded_ipv4(
 
 def internal_addresses_allowed() -> bool:
     return config.stage() in ("local", "test")
+
+
+def may_call(url: str) -> bool:
+    """Whether a URL a client gives us (a webhook endpoint, a source page) may be called: on
+    the local stage anything (tests run their servers on loopback); elsewhere it must resolve,
+    and only to public addresses."""
+    return internal_addresses_allowed() or resolve(url) is not None
 
 
 def resolve(url: str) -> tuple[str, str, int, str] | None:
@@ -156,29 +165,48 @@ def _host_header(host: str, port: int, scheme: str) -> str:
     return shown if port == default else f"{shown}:{port}"
 
 
-def post_json(url: str, body: bytes, headers: dict[str, str]) -> bool:
-    """POST `body`; True on a 2xx answer. Redirects, errors and timeouts are failures."""
+def _request(url: str, method: str, headers: dict[str, str], **options):
+    """`method` on the checked address of `url`, or None when it may not be called."""
     target = _target(url)
     if target is None:
-        return False
+        return None
     scheme, host, port, address = target
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _pool(scheme, host, port, address).urlopen(
+        method,
+        path,
+        headers={"Host": _host_header(host, port, scheme), **headers},
+        redirect=False,
+        assert_same_host=False,
+        **options,
+    )
+
+
+def post_json(url: str, body: bytes, headers: dict[str, str]) -> bool:
+    """POST `body`; True on a 2xx answer. Redirects, errors and timeouts are failures."""
+    sent = {"Content-Type": "application/json", "User-Agent": "statuspage-webhooks", **headers}
     try:
-        response = _pool(scheme, host, port, address).urlopen(
-            "POST",
-            path,
-            body=body,
-            headers={
-                "Host": _host_header(host, port, scheme),
-                "Content-Type": "application/json",
-                "User-Agent": "statuspage-webhooks",
-                **headers,
-            },
-            redirect=False,
-            assert_same_host=False,
-            preload_content=True,
-        )
+        response = _request(url, "POST", sent, body=body, preload_content=True)
     except (OSError, urllib3.exceptions.HTTPError):
         return False
-    return 200 <= response.status < 300
+    return response is not None and 200 <= response.status < 300
+
+
+def fetch(url: str, limit: int) -> bytes | None:
+    """GET `url`: the body of a 200 answer of at most `limit` bytes, else None (redirects,
+    errors, timeouts and bigger bodies alike)."""
+    sent = {"Accept": "application/json", "User-Agent": "statuspage-third-party-components"}
+    try:
+        response = _request(url, "GET", sent, preload_content=False)
+        if response is None:
+            return None
+        try:
+            body = response.read(limit + 1)
+        finally:
+            response.release_conn()
+    except (OSError, urllib3.exceptions.HTTPError):
+        return None
+    if response.status != 200 or len(body) > limit:
+        return None
+    return body

@@ -63,13 +63,13 @@ def page_url(page: Page) -> str:
 
 
 def is_private(profile: dict) -> bool:
-    """Pages only some people may see (the access control issue decides who; until then,
-    nobody without a login)."""
-    return bool(
-        profile.get("viewers_must_be_team_members")
-        or profile.get("audience_specific")
-        or profile.get("page_type") == "audience_specific"
-    )
+    """Pages only the organization's team may see: nobody without a login."""
+    return bool(profile.get("viewers_must_be_team_members"))
+
+
+def is_audience_specific(profile: dict) -> bool:
+    """Pages shown only to signed-in page access users, each what they are granted."""
+    return bool(profile.get("audience_specific")) and not is_private(profile)
 
 
 @cache
@@ -122,6 +122,8 @@ def incident_entry(incident: Incident) -> dict:
         "scheduled": bool(incident.record.scheduled),
         "state": state_of(incident),
         "detailed": True,
+        # What an audience-specific page filters on (brief entries have no components).
+        "component_ids": list(incident.record.component_ids or []),
         "postmortem": {
             "body": shown["postmortem_body"],
             "published_at": shown["postmortem_published_at"],
@@ -150,7 +152,11 @@ def is_open(entry: dict) -> bool:
 
 
 def status_part(records: list[Component], entries: list[dict]) -> dict:
-    statuses = [record.status for record in records if not record.group]
+    return status_of([record.status for record in records if not record.group], entries)
+
+
+def status_of(statuses: list[str], entries: list[dict]) -> dict:
+    """The indicator and description of components' `statuses` and incident `entries`."""
     unresolved = [e["incident"]["impact"] for e in entries if e["state"] == UNRESOLVED]
     in_maintenance = any(entry["state"] == IN_PROGRESS for entry in entries)
     indicator = page_status.indicator(statuses, unresolved, in_maintenance)
@@ -169,6 +175,7 @@ def page_part(page: Page, profile: dict, updated_at: str) -> dict:
         "updated_at": updated_at,
         "hidden_from_search": bool(profile.get("hidden_from_search")),
         "private": is_private(profile),
+        "audience_specific": is_audience_specific(profile),
         "allow": {flag: bool(profile.get(flag)) for flag in ALLOW_FLAGS},
         "colors": colors,
         **{name: profile.get(name) for name in _PROFILE_TEXTS},
@@ -189,6 +196,7 @@ def uptime_part(history: dict[str, tuple]) -> dict:
 # What the page's charts need of a displayed metric (its points are read when viewed).
 _METRIC_FIELDS = (
     "id",
+    "metrics_provider_id",
     "name",
     "tooltip_description",
     "suffix",

@@ -328,3 +328,10 @@ def notice_page(data: dict, base: str, title: str, message: str, link: dict | No
 
 def error_page(title: str, message: str) -> str:
     return _environment().get_template("error_page.html").render(title=title, message=message)
+
+
+def sign_in_page(data: dict, base: str) -> str:
+    """What an audience-specific page shows a reader who is not signed in: the form that
+    emails a sign-in link (and nothing of the status)."""
+    template = _environment().get_template("sign_in_page.html")
+    return template.render(**{**_common(data, base), "subscribe": {"kinds": []}})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from chalicelib.domain import metrics
+from chalicelib.domain import errors, metric_sources, metrics
 
 WIDTH = 600
 HEIGHT = 120
@@ -78,11 +78,19 @@ def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone
     return Chart(metric, columns, formatted(metric, high), formatted(metric, low), average)
 
 
+def _buckets(page_id: str, metric: dict, window: metrics.Window, now: datetime):
+    source = metric_sources.source_of(page_id, metric["id"], metric.get("metrics_provider_id"))
+    try:
+        return source.points(window, now)
+    except errors.Unavailable:
+        return []  # a provider-linked metric: charted as having no data
+
+
 def charts(data: dict, period: str, now: datetime) -> list[Chart]:
-    """The charts of the page's displayed metrics over `period` (a Query each)."""
+    """The charts of the page's displayed metrics over `period` (a Query each custom one)."""
     window = metrics.WINDOWS[period]
-    time_zone = data["page"]["time_zone"]
+    page = data["page"]
     return [
-        chart_of(metric, metrics.buckets_of(metric["id"], window, now), period, time_zone)
+        chart_of(metric, _buckets(page["id"], metric, window, now), period, page["time_zone"])
         for metric in data.get("metrics") or []
     ]

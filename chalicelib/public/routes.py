@@ -18,6 +18,7 @@ from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
 from chalicelib.public import (
+    audience,
     caching,
     content,
     days,
@@ -52,12 +53,28 @@ _V2_SCHEMAS = {
 class Visit:
     """One public request: the snapshot of its page and where the page's links start."""
 
-    def __init__(self, request: ApiRequest, snapshot: Snapshot, base: str, site_url: str):
+    def __init__(
+        self,
+        request: ApiRequest,
+        snapshot: Snapshot,
+        base: str,
+        site_url: str,
+        viewer: audience.Viewer | None = None,
+    ):
         self.request = request
         self.snapshot = snapshot
         self.data = snapshot.content
         self.base = base
         self.site_url = site_url
+        # The signed-in reader of an audience-specific page (the snapshot is theirs).
+        self.viewer = viewer
+
+    def shows(self, component_ids: list[str] | None) -> bool:
+        """Whether the viewer sees an incident touching `component_ids` (all do on a page
+        that is not audience-specific)."""
+        if self.viewer is None:
+            return True
+        return audience.keeps(component_ids or [], audience.visible_ids(self.data, self.viewer))
 
     def respond(
         self,
@@ -68,6 +85,10 @@ class Visit:
     ) -> Response:
         etag = caching.etag_of(self.snapshot.etag, self.base, *parts)
         extra = {} if self.base else {"Vary": "Host"}
+        if self.viewer is not None:
+            # One reader's view: no shared cache may keep it, and a browser asks again.
+            extra["Cache-Control"] = "private, no-cache"
+            extra["Vary"] = ", ".join(filter(None, [extra.get("Vary"), "Cookie"]))
         if content_type.startswith("application/json"):
             extra["Access-Control-Allow-Origin"] = "*"
         if content_type == HTML:
@@ -81,7 +102,9 @@ class Visit:
 def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     reference = request.params["page_id"]
     base = f"/s/{reference}"
-    return page_snapshot.load_by_reference(reference), base, config.public_base_url() + base
+    viewer = audience.viewer_key(request.headers)
+    snapshot = page_snapshot.load_by_reference(reference, viewer)
+    return snapshot, base, config.public_base_url() + base
 
 
 def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
@@ -90,8 +113,9 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
         return None, "", ""
     scheme = request.headers.get("x-forwarded-proto", "https")
     subdomain = _subdomain_of(host)
-    snapshot = page_snapshot.load_by_subdomain(subdomain) if subdomain else None
-    return snapshot or page_snapshot.load_by_domain(host), "", f"{scheme}://{host}"
+    viewer = audience.viewer_key(request.headers)
+    snapshot = page_snapshot.load_by_subdomain(subdomain, viewer) if subdomain else None
+    return snapshot or page_snapshot.load_by_domain(host, viewer), "", f"{scheme}://{host}"
 
 
 def _subdomain_of(host: str) -> str | None:
@@ -119,6 +143,12 @@ def refusal(error: errors.ApiError, as_html: bool) -> Response:
     return caching.uncached(body, error.status, HTML, security.for_html(body))
 
 
+def sign_in_required(snapshot: Snapshot, base: str) -> Response:
+    """An audience-specific page to a reader not signed in: the sign-in form, no status."""
+    body = html.sign_in_page(snapshot.content, base)
+    return caching.uncached(body, 401, HTML, security.for_html(body))
+
+
 def public_view(
     suffix: str,
     summary: str,
@@ -130,10 +160,13 @@ def public_view(
     methods: tuple[str, ...] = ("GET", "HEAD"),
     answers: tuple[int, ...] = (),
     on: Router = router,
+    viewers_only: bool = True,
 ):
     """Register a view (GET and HEAD, unless `methods` says otherwise) under `/s/{page_id}`
     and at the root of a custom domain, on the router `on`. `otherwise` answers instead of the
-    refusal when there is no page to show (or it is private)."""
+    refusal when there is no page to show (or it is private). On an audience-specific page a
+    view shows the signed-in reader's part of it, and asks anyone else to sign in (unless not
+    `viewers_only`: the sign-in pages themselves)."""
 
     def register(view: Callable[[Visit], Response]) -> Callable:
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
@@ -143,9 +176,18 @@ def public_view(
                     snapshot, base, site_url = locate(request)
                     if snapshot is None:
                         raise errors.not_found()
-                    if snapshot.content["page"]["private"]:
+                    page = snapshot.content["page"]
+                    if page["private"]:
                         raise errors.unauthenticated()
-                    return view(Visit(request, snapshot, base, site_url))
+                    viewer = None
+                    if page.get("audience_specific") and viewers_only:
+                        viewer = audience.viewer_from(snapshot.alongside)
+                        if viewer is None:
+                            if as_html and not otherwise:
+                                return sign_in_required(snapshot, base)
+                            raise errors.unauthenticated()
+                        snapshot = audience.shown_to(snapshot, viewer)
+                    return view(Visit(request, snapshot, base, site_url, viewer))
                 except errors.ApiError as error:
                     return otherwise() if otherwise else refusal(error, as_html)
                 except DomainError as error:
@@ -200,7 +242,7 @@ def history_page(visit: Visit) -> Response:
 
     def render() -> str:
         found = incidents.started_between(visit.snapshot.page_id, start, end)
-        entries = [content.brief_entry(record) for record in found]
+        entries = [content.brief_entry(r) for r in found if visit.shows(r.component_ids)]
         older = incidents.started_before(visit.snapshot.page_id, start)
         return html.history_page(visit.data, visit.base, period, entries, older, now)
 
@@ -224,7 +266,14 @@ def _incident_entry(visit: Visit, incident_id: str) -> dict:
     for entry in visit.data["incidents"]:
         if entry["incident"]["id"] == incident_id and entry["detailed"]:
             return entry
-    return content.incident_entry(incidents.get_incident(visit.snapshot.page_id, incident_id))
+    incident = incidents.get_incident(visit.snapshot.page_id, incident_id)
+    if not visit.shows(incident.record.component_ids):
+        raise errors.not_found()
+    entry = content.incident_entry(incident)
+    if visit.viewer is not None:
+        seen = audience.visible_ids(visit.data, visit.viewer)
+        entry = audience.entry_shown(entry, seen)
+    return entry
 
 
 def _feed(visit: Visit, kind: str) -> Response:

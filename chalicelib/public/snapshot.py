@@ -15,8 +15,10 @@ pages and an old incident's page read it when visited.
 import hashlib
 import json
 import re
+import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, config
@@ -24,9 +26,10 @@ from chalicelib.domain import components, incidents, metrics, uptime
 from chalicelib.domain.pages import profile_of
 from chalicelib.public import content
 from chalicelib.store import snapshots
+from chalicelib.store.base import read_together
 from chalicelib.store.components import Component
 from chalicelib.store.models import Claim, Page
-from chalicelib.store.snapshots import DOMAIN, SUBDOMAIN, key_of
+from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
 
 # The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
 UPTIME_WINDOW = timedelta(days=91)
@@ -45,15 +48,23 @@ class Snapshot:
     page_id: str
     etag: str
     content: dict
+    # An item read in the same round trip as the snapshot (`load`'s `alongside`), or None.
+    alongside: object = None
 
 
-def refresh(page_id: str) -> Snapshot | None:
-    """Rebuild the page's snapshot from consistent reads and store it. None when the page does
-    not exist."""
+# Given a page id, the (model, key) of an item a view wants read with its snapshot, or None.
+Alongside = Callable[[str], tuple | None] | None
+
+
+def refresh(page_id: str, *, any_body: bool = False) -> Snapshot | None:
+    """Rebuild the page's snapshot from consistent reads and store it, unless it is current
+    (or, with `any_body`, built at all) by then. None when the page does not exist."""
     # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
     read_at = datetime.now(UTC)
     # Counted before the reads: a change committed while they run leaves the body behind it.
     marked = snapshots.read(page_id, consistent=True)
+    if marked is not None and (marked.current or (any_body and marked.body is not None)):
+        return _decoded_snapshot(marked)  # another view built it meanwhile
     changes = _changes_shown(marked, read_at)
     try:
         page = Page.get(page_id, consistent_read=True)
@@ -141,32 +152,58 @@ def _uptime_history(page: Page, records: list[Component]) -> dict:
     return history
 
 
-def load_by_reference(reference: str) -> Snapshot | None:
+def load_by_reference(reference: str, alongside: Alongside = None) -> Snapshot | None:
     """The snapshot of the page a public path names by id or subdomain. A page id always names
     its own page, even when another page's subdomain has the same shape."""
     if _LOOKS_LIKE_PAGE_ID.match(reference):
-        found = load(reference)
+        found = load(reference, alongside)
         if found is not None:
             return found
-    return load_by_subdomain(reference)
+    return load_by_subdomain(reference, alongside)
 
 
-def load_by_subdomain(subdomain: str) -> Snapshot | None:
+def load_by_subdomain(subdomain: str, alongside: Alongside = None) -> Snapshot | None:
     """The snapshot of the page whose subdomain is `subdomain`: its claim, then its snapshot."""
-    return _load_by_name(SUBDOMAIN, subdomain)
+    return _load_by_name(SUBDOMAIN, subdomain, alongside)
 
 
-def load_by_domain(host: str) -> Snapshot | None:
+def load_by_domain(host: str, alongside: Alongside = None) -> Snapshot | None:
     """The snapshot of the page whose custom domain is `host`: its claim, then its snapshot."""
-    return _load_by_name(DOMAIN, host)
+    return _load_by_name(DOMAIN, host, alongside)
 
 
-def load(page_id: str) -> Snapshot | None:
-    """The page's snapshot: one GetItem, and a rebuild when a write came after it (or it was
-    never built). None when there is no such page."""
-    item = snapshots.read(page_id)
-    if item is None or not item.current:
-        return refresh(page_id)
+def load(page_id: str, alongside: Alongside = None) -> Snapshot | None:
+    """The page's snapshot: one GetItem (with `alongside`'s item, one BatchGetItem), and a
+    rebuild when a write came after it (or it was never built). None when there is no such
+    page."""
+    wanted = alongside(page_id) if alongside else None
+    if wanted is None:
+        item, other = snapshots.read(page_id), None
+    else:
+        item, other = read_together((snapshots.PageSnapshot, key_of(PAGE, page_id)), wanted)
+    found = _current(page_id, item)
+    return replace(found, alongside=other) if found is not None and other is not None else found
+
+
+def _current(page_id: str, item: snapshots.PageSnapshot | None) -> Snapshot | None:
+    """The snapshot `item` holds, or the one a rebuild makes when it is behind."""
+    if item is not None and item.current:
+        return _decoded_snapshot(item)
+    # A busy page right after a write: one view of the process rebuilds the body, and the
+    # views that arrive meanwhile are shown the body as it was (a rebuild behind) instead of
+    # queueing behind it. Only a page never built makes them wait.
+    lock = _rebuild_lock(page_id)
+    never_built = item is None or item.body is None
+    if not lock.acquire(blocking=never_built):
+        return _decoded_snapshot(item)
+    try:
+        # Those that waited for a first build take it, even if a write came after it.
+        return refresh(page_id, any_body=never_built)
+    finally:
+        lock.release()
+
+
+def _decoded_snapshot(item: snapshots.PageSnapshot) -> Snapshot:
     # Decoding costs more than the read under load: a warm process decodes each version once.
     data = _decoded.get(item.etag)
     if data is None:
@@ -174,16 +211,23 @@ def load(page_id: str) -> Snapshot | None:
         _decoded[item.etag] = data
         if len(_decoded) > _DECODED_CACHE_SIZE:
             _decoded.popitem(last=False)
-    return Snapshot(page_id, item.etag, data)
+    return Snapshot(item.page_id, item.etag, data)
 
 
-def _load_by_name(kind: str, name: str) -> Snapshot | None:
+def _rebuild_lock(page_id: str) -> threading.Lock:
+    with _locks_guard:
+        return _rebuild_locks.setdefault(page_id, threading.Lock())
+
+
+def _load_by_name(kind: str, name: str, alongside: Alongside = None) -> Snapshot | None:
     # Claims are named `<kind>#<value>` as snapshot keys are.
     try:
         page_id = Claim.get(key_of(kind, name)).page_id
     except Claim.DoesNotExist:
         return None
-    return load(page_id)
+    return load(page_id, alongside)
 
 
 _decoded: OrderedDict[str, dict] = OrderedDict()
+_rebuild_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()

@@ -71,6 +71,8 @@ def subscribe(visit: Visit) -> Response:
     chosen = _chosen_kind(visit)
     try:
         fields = visit.request.parse(schemas.SubscriberCreate).subscriber
+        if visit.viewer is not None:  # an audience-specific page: the reader follows as itself
+            fields.page_access_user = visit.viewer.user_id
         page = pages.get_page(visit.snapshot.page_id)
         subscriber = subscribers.create(page, fields, by_reader=True)
     except (errors.ApiError, DomainError) as error:

@@ -17,6 +17,7 @@ _MODULES = (
     "incidents",
     "metrics",
     "organizations",
+    "page_access",
     "pages",
     "public",
     "subscribers",

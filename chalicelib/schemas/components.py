@@ -14,7 +14,15 @@ from pydantic import (
     model_validator,
 )
 
-from chalicelib.schemas.common import Clearable, Email, Name, OutSchema, Schema, Text
+from chalicelib.schemas.common import (
+    Clearable,
+    Email,
+    Name,
+    OutSchema,
+    Schema,
+    Text,
+    WebUrl,
+)
 
 ComponentStatus = Literal[
     "operational", "degraded_performance", "partial_outage", "major_outage", "under_maintenance"
@@ -50,6 +58,33 @@ ComponentIds = Annotated[list[str], BeforeValidator(_ids), AfterValidator(_disti
 GroupMembers = Annotated[ComponentIds, Field(json_schema_extra={"minItems": 1})]
 
 
+def _summary_url(value: str) -> str:
+    if len(value) > 2000 or not value.split("?")[0].endswith("summary.json"):
+        raise ValueError("must be a status page's summary.json URL (.../api/v2/summary.json)")
+    return value
+
+
+class ThirdPartyLink(Schema):
+    """What a third-party component follows: a component of another Statuspage-compatible
+    status page."""
+
+    summary_url: Annotated[WebUrl, AfterValidator(_summary_url)] = Field(
+        description="the source page's status API summary, e.g. "
+        "https://www.githubstatus.com/api/v2/summary.json"
+    )
+    component_id: Name = Field(
+        description="the id of the followed component in that summary's `components`"
+    )
+
+
+class ThirdPartyOut(OutSchema):
+    summary_url: str
+    component_id: str
+    official_status: ComponentStatus | None = Field(
+        description="the source component's status as last polled; null until the first poll"
+    )
+
+
 class ComponentFields(Schema):
     name: Name | None = None
     description: Text | None = None
@@ -63,6 +98,11 @@ class ComponentFields(Schema):
     only_show_if_degraded: bool | None = None
     automation_email: Annotated[Email | None, Clearable] = None
     start_date: Annotated[Day | None, Clearable] = None
+    third_party: Annotated[ThirdPartyLink | None, Clearable] = Field(
+        None,
+        description="follow a component of another status page (its status is polled every "
+        "minute and applied as a status change); empty or null to stop following",
+    )
 
 
 class ComponentCreateFields(ComponentFields):
@@ -95,6 +135,7 @@ class ComponentOut(OutSchema):
     only_show_if_degraded: bool
     automation_email: str | None
     start_date: str | None
+    third_party: ThirdPartyOut | None
 
 
 class GroupAsComponentOut(ComponentOut):

@@ -2,7 +2,7 @@
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from chalicelib.schemas.common import (
     Clearable,
@@ -38,6 +38,11 @@ class PageFields(Schema):
     support_url: Annotated[WebUrl | None, Clearable] = None
     hidden_from_search: bool | None = None
     viewers_must_be_team_members: bool | None = None
+    audience_specific: bool | None = Field(
+        None,
+        description="extension: only signed-in page access users see the public page, each "
+        "the components and metrics granted to them",
+    )
     allow_page_subscribers: bool | None = None
     allow_incident_subscribers: bool | None = None
     allow_email_subscribers: bool | None = None
@@ -104,6 +109,7 @@ class PageOut(OutSchema):
     social_username: str | None
     twitter_username: str | None = Field(description="Statuspage's name of social_username")
     viewers_must_be_team_members: bool
+    audience_specific: Annotated[bool, BeforeValidator(bool)] = False
     ip_restrictions: str | None
     city: str | None
     state: str | None

@@ -41,29 +41,44 @@ def connection() -> Connection:
 M = TypeVar("M", bound=Model)
 
 
-def read_together(*wanted: tuple[type[M], str]) -> list[M | None]:
-    """Items of any tables by hash key, in one round trip (BatchGetItem): each one found, or
-    None, in the order asked."""
-    hash_names = {model.Meta.table_name: model._hash_key_attribute() for model, _ in wanted}
+Key = str | tuple[str, str]
+
+
+def _key_of(model: type[Model], key: Key) -> dict:
+    """The DynamoDB key of an item: its hash key, or (hash key, range key)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    attributes = [model._hash_key_attribute(), model._range_key_attribute()][: len(parts)]
+    return {
+        a.attr_name: {a.attr_type: a.serialize(v)} for a, v in zip(attributes, parts, strict=True)
+    }
+
+
+def read_together(*wanted: tuple[type[M], Key]) -> list[M | None]:
+    """Items of any tables by key (a hash key, or a (hash, range) pair), in one round trip
+    (BatchGetItem): each one found, or None, in the order asked."""
     requests: dict[str, dict] = {}
-    for model, hash_key in dict.fromkeys(wanted):
-        attribute = hash_names[model.Meta.table_name]
-        key = {attribute.attr_name: {attribute.attr_type: attribute.serialize(hash_key)}}
-        requests.setdefault(model.Meta.table_name, {"Keys": []})["Keys"].append(key)
+    for model, key in dict.fromkeys(wanted):
+        requests.setdefault(model.Meta.table_name, {"Keys": []})["Keys"].append(_key_of(model, key))
     found: dict[tuple[str, str], dict] = {}
+    models = {model.Meta.table_name: model for model, _ in wanted}
     while requests:
         answer = connection().client.batch_get_item(RequestItems=requests)
         for table_name, items in answer.get("Responses", {}).items():
-            attribute = hash_names[table_name]
+            model = models[table_name]
             for item in items:
-                value = attribute.deserialize(item[attribute.attr_name][attribute.attr_type])
-                found[(table_name, value)] = item
+                found[(table_name, _identity(model, item))] = item
         requests = answer.get("UnprocessedKeys") or {}
     results: list[M | None] = []
-    for model, hash_key in wanted:
-        raw = found.get((model.Meta.table_name, hash_key))
+    for model, key in wanted:
+        raw = found.get((model.Meta.table_name, _identity(model, _key_of(model, key))))
         results.append(model.from_raw_data(raw) if raw is not None else None)
     return results
+
+
+def _identity(model: type[Model], item: dict) -> str:
+    """An item's key values as one string, from its raw attributes."""
+    attributes = [model._hash_key_attribute(), model._range_key_attribute()]
+    return "\x1f".join(str(item[a.attr_name][a.attr_type]) for a in attributes if a is not None)
 
 
 def transaction() -> TransactWrite:

@@ -36,20 +36,29 @@ class Component(Model):
     start_date = UnicodeAttribute(null=True)
     group_id = UnicodeAttribute(null=True)
     group = BooleanAttribute(default=False)
-    # A third-party component mirrors a vendor's status; an empty status restores it.
+    # A third-party component follows the component `third_party_component_id` of the page
+    # whose summary.json is at `third_party_url`; `official_status` is that component's
+    # status as last applied (an empty status restores it).
     third_party = BooleanAttribute(default=False)
+    third_party_url = UnicodeAttribute(null=True)
+    third_party_component_id = UnicodeAttribute(null=True)
     official_status = UnicodeAttribute(null=True)
+    # The status-day item its next change goes to, and how many changes that item holds.
+    status_slot = UnicodeAttribute(null=True)
+    status_slot_changes = NumberAttribute(default=0)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()
 
 
 class ComponentStatusDay(Model):
-    """hash `component_id`, range `day` (`YYYY-MM-DD`, UTC): the day's status changes, each
+    """hash `component_id`, range `day` (`YYYY-MM-DD`, UTC; `YYYY-MM-DD#0001` and on for a
+    day of more than `MAX_CHANGES_PER_ITEM` changes): the day's status changes, each
     `[ISO time, old status, new status]`, appended as they happen.
 
     Uptime over a range reads one item per day that had a change (at most 92 for the public
-    page's bars), however long the component has existed or how often it flapped before."""
+    page's bars, more only for a component that changed over a thousand times a day), however
+    long the component has existed or how often it flapped before."""
 
     Meta = table_meta("component-status-days")
     component_id = UnicodeAttribute(hash_key=True)
@@ -58,13 +67,30 @@ class ComponentStatusDay(Model):
     changes = ListAttribute(null=True)
 
 
+# About 60 KB of changes an item.
+MAX_CHANGES_PER_ITEM = 1000
+
+
 def day_of(moment: datetime) -> str:
     return moment.astimezone(UTC).date().isoformat()
 
 
 def record_change(component: Component, old_status: str, moment: datetime):
-    """The item and the update action that append one change to its day (no read needed)."""
-    day = ComponentStatusDay(component.id, day_of(moment), page_id=component.page_id)
+    """The item and the update action that append one change to its day (no read needed).
+
+    A day's changes fill items of at most `MAX_CHANGES_PER_ITEM` (a component flapping all day
+    would otherwise outgrow DynamoDB's 400 KB item): `YYYY-MM-DD`, then `YYYY-MM-DD#0001`...,
+    which sort in order. The component, written in the same transaction, keeps which item
+    is being filled and how full it is."""
+    today = day_of(moment)
+    slot, held = component.status_slot, int(component.status_slot_changes or 0)
+    if not slot or not slot.startswith(today):
+        slot, held = today, 0
+    elif held >= MAX_CHANGES_PER_ITEM:
+        number = int(slot.partition("#")[2] or 0) + 1
+        slot, held = f"{today}#{number:04}", 0
+    component.status_slot, component.status_slot_changes = slot, held + 1
+    day = ComponentStatusDay(component.id, slot, page_id=component.page_id)
     entry = [clock.iso(moment), old_status, component.status]
     return day, [
         ComponentStatusDay.page_id.set(component.page_id),

@@ -86,6 +86,7 @@ def test_create_component_starts_operational(world, archived, form):
         "only_show_if_degraded",
         "automation_email",
         "start_date",
+        "third_party",
     }
     assert component["status"] == "operational"
     assert (component["name"], component["description"]) == ("Web", "Site")

@@ -42,3 +42,56 @@ def test_openapi_document_is_valid_and_needs_no_key(world):
     assert body["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/PageUpdate"
     }
+
+
+# Statuspage's v1 operations on page access (shared/reference/statuspage-openapi3.json)
+OFFICIAL_PAGE_ACCESS = {
+    "/pages/{page_id}/components/{component_id}/page_access_groups": {"delete", "post"},
+    "/pages/{page_id}/components/{component_id}/page_access_users": {"delete", "post"},
+    "/pages/{page_id}/page_access_groups": {"get", "post"},
+    "/pages/{page_id}/page_access_groups/{page_access_group_id}": {"delete", "get", "patch", "put"},
+    "/pages/{page_id}/page_access_groups/{page_access_group_id}/components": {
+        "delete",
+        "get",
+        "patch",
+        "post",
+        "put",
+    },
+    "/pages/{page_id}/page_access_groups/{page_access_group_id}/components/{component_id}": {
+        "delete"
+    },
+    "/pages/{page_id}/page_access_users": {"get", "post"},
+    "/pages/{page_id}/page_access_users/{page_access_user_id}": {"delete", "get", "patch", "put"},
+    "/pages/{page_id}/page_access_users/{page_access_user_id}/components": {
+        "delete",
+        "get",
+        "patch",
+        "post",
+        "put",
+    },
+    "/pages/{page_id}/page_access_users/{page_access_user_id}/components/{component_id}": {
+        "delete"
+    },
+    "/pages/{page_id}/page_access_users/{page_access_user_id}/metrics": {
+        "delete",
+        "get",
+        "patch",
+        "post",
+        "put",
+    },
+    "/pages/{page_id}/page_access_users/{page_access_user_id}/metrics/{metric_id}": {"delete"},
+}
+
+
+def test_the_document_lists_every_official_page_access_operation():
+    from chalicelib.schemas.openapi import document
+
+    ours = document()["paths"]
+    assert sum(len(methods) for methods in OFFICIAL_PAGE_ACCESS.values()) == 34
+    for path, methods in OFFICIAL_PAGE_ACCESS.items():
+        assert methods <= set(ours.get("/v1" + path, {})), path
+    user = ours["/v1/pages/{page_id}/page_access_users"]["post"]
+    assert user["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/PageAccessUserCreate"
+    }
+    assert "PageAccessGroupOut" in document()["components"]["schemas"]

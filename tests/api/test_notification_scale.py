@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from chalicelib import clock, ids
+from chalicelib import clock, config, ids
 from chalicelib.domain import subscribers
 from chalicelib.notify import claims, deliver, lanes, webhook
 from chalicelib.store.deliveries import DeliveryClaim
@@ -138,13 +138,14 @@ def test_a_claim_left_by_a_dead_delivery_is_taken_over_once_its_lease_ran_out(wo
         message = messages[0]
         ids_ = [r["id"] for r in message["recipients"]]
         # As if the delivery died after claiming, before sending: one lease ran out, one not.
-        past = clock.now() - claims.LEASE - timedelta(seconds=1)
+        lease_length = timedelta(seconds=config.delivery_lease_seconds())
+        past = clock.now() - lease_length - timedelta(seconds=1)
         for subscriber_id in ids_:
             lease = past if subscriber_id != live["id"] else clock.now()
             DeliveryClaim(
                 f"{message['event_id']}#{subscriber_id}",
                 outcome=claims.SENDING,
-                lease_until=int((lease + claims.LEASE).timestamp()) - 1,
+                lease_until=int((lease + lease_length).timestamp()) - 1,
                 expires_at=clock.now() + claims.KEPT_FOR,
             ).save()
         with pytest.raises(deliver.DeliveriesElsewhere):

@@ -21,6 +21,16 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def wait_for(condition, timeout=30.0) -> bool:
+    """Whether `condition()` came true within `timeout` seconds (polled every 0.2 s)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
 class LocalStack:
     def __init__(self, data_dir: Path, **environment: str):
         self.data_dir = data_dir

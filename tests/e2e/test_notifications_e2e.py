@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.e2e.stack import LocalStack
+from tests.e2e.stack import LocalStack, wait_for
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
@@ -22,15 +22,6 @@ def stack(tmp_path_factory):
 @pytest.fixture
 def page(stack):
     return stack.admin("bootstrap")
-
-
-def wait_for(condition, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 def subscribe(stack, page, url, **extra):

@@ -231,3 +231,132 @@ def test_a_reader_subscribes_confirms_and_leaves_through_the_manage_link(stack, 
     browser.find_element(By.ID, "unsubscribe").click()
     assert "Unsubscribed" in shown_after_navigation(browser, "#notice")
     assert stack.get(f"/v1/pages/{admin.page_id}/subscribers", admin.key).json() == []
+
+
+# An audience-specific page: two viewers granted different components each see exactly
+# theirs after signing in by the link emailed to them; an anonymous reader signs in first.
+
+
+def component_names(browser) -> set[str]:
+    return {element.text for element in browser.find_elements(By.CSS_SELECTOR, ".component .name")}
+
+
+def sign_in_as(stack, browser, admin: PageAdmin, address: str) -> None:
+    browser.delete_all_cookies()
+    browser.get(admin.public_url)
+    shown_after_navigation(browser, "#sign-in")
+    browser.find_element(By.NAME, "email").send_keys(address)
+    browser.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
+    assert "Check your email" in shown_after_navigation(browser, "#notice")
+    (mail,) = wait_for_mails(stack, address, 1)
+    browser.get(re.search(r"https?://\S+/sign-in/\S+", mail["body"]).group(0))
+
+
+def test_two_viewers_each_see_their_components_and_strangers_sign_in(stack, browser):
+    admin = PageAdmin(stack)
+    api = admin.create("components", "component", {"name": "API"})
+    database = admin.create("components", "component", {"name": "Database"})
+    admin.create("components", "component", {"name": "Website"})
+    admin.create(
+        "incidents",
+        "incident",
+        {"name": "Database down", "components": {database["id"]: "major_outage"}},
+    )
+    alice, bob = f"alice-{admin.page_id}@example.com", f"bob-{admin.page_id}@example.com"
+    admin.create("page_access_users", "page_access_user", {"email": alice})
+    group = admin.create(
+        "page_access_groups",
+        "page_access_group",
+        {"name": "Ops", "component_ids": [database["id"]]},
+    )
+    users = stack.get(f"/v1/pages/{admin.page_id}/page_access_users", admin.key).json()
+    answer = stack.send(
+        "POST",
+        f"/v1/pages/{admin.page_id}/page_access_users/{users[0]['id']}/components",
+        admin.key,
+        {"component_ids": [api["id"]]},
+    )
+    assert answer.status_code == 201, answer.text
+    admin.create(
+        "page_access_users",
+        "page_access_user",
+        {"email": bob, "page_access_group_ids": [group["id"]]},
+    )
+    changed = stack.send(
+        "PATCH", f"/v1/pages/{admin.page_id}", admin.key, {"page": {"audience_specific": True}}
+    )
+    assert changed.status_code == 200, changed.text
+
+    # A stranger: the sign-in form, nothing of the status.
+    browser.delete_all_cookies()
+    browser.get(admin.public_url)
+    assert "Sign in" in shown_after_navigation(browser, "#sign-in")
+    assert component_names(browser) == set()
+    assert "Database down" not in browser.page_source
+
+    sign_in_as(stack, browser, admin, alice)
+    assert shown_after_navigation(browser, "#status-banner") == "All Systems Operational"
+    assert component_names(browser) == {"API"}
+    assert "Database down" not in browser.page_source
+
+    sign_in_as(stack, browser, admin, bob)
+    assert shown_after_navigation(browser, "#status-banner") == "Major System Outage"
+    assert component_names(browser) == {"Database"}
+    assert "Database down" in browser.page_source
+
+    browser.delete_all_cookies()
+    browser.get(admin.public_url)
+    shown_after_navigation(browser, "#sign-in")
+
+
+def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript(stack, browser):
+    admin = PageAdmin(stack)
+    providers = stack.get(f"/v1/pages/{admin.page_id}/metrics_providers", admin.key).json()
+    (own,) = [provider for provider in providers if provider["type"] == "Self"]
+    metric = admin.create(
+        f"metrics_providers/{own['id']}/metrics",
+        "metric",
+        {"name": "API latency", "display": True, "suffix": " ms", "decimal_places": 0},
+    )
+    now = int(time.time())
+    # Three points today, one three days ago: the day shows three columns, the week four.
+    for offset, value in ((2 * 3600, 120), (4 * 3600, 80), (6 * 3600, 100), (3 * 86400, 300)):
+        answer = stack.send(
+            "POST",
+            f"/v1/pages/{admin.page_id}/metrics/{metric['id']}/data",
+            admin.key,
+            {"data": {"timestamp": now - offset, "value": value}},
+        )
+        assert answer.status_code == 201, answer.text
+
+    browser.get(admin.public_url)
+
+    chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
+    assert chart.find_element(By.CSS_SELECTOR, "h3").text == "API latency"
+    assert chart.find_element(By.CSS_SELECTOR, "svg.metric-chart").is_displayed()
+    columns = chart.find_elements(By.CSS_SELECTOR, "rect.metric-column")
+    assert len(columns) == 3
+    assert all(float(column.get_attribute("height")) > 0 for column in columns)
+    # The hover value: each column's <title>, which the browser shows as its tooltip.
+    titles = [
+        column.find_element(By.TAG_NAME, "title").get_attribute("textContent") for column in columns
+    ]
+    assert [title.split(": ")[1] for title in titles] == ["100 ms", "80 ms", "120 ms"]
+    assert chart.find_element(By.CSS_SELECTOR, ".metric-average").text == "Average 100 ms"
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Day"
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_day.png"))
+
+    # The period links are plain links: following one loads the longer window, no script.
+    browser.find_element(By.LINK_TEXT, "Week").click()
+    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=week"))
+    chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
+    assert len(chart.find_elements(By.CSS_SELECTOR, "rect.metric-column")) == 4
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Week"
+    browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_week.png"))
+    browser.find_element(By.LINK_TEXT, "Month").click()
+    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=month"))
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Month"

@@ -106,3 +106,40 @@ def test_the_status_api_carries_nothing_of_metrics(world, visitor):
         answer = visitor.get(f"/api/v2/{document}.json")
         assert answer.status == 200
         assert "Charted only" not in answer.text and "metric" not in answer.text
+
+
+def test_a_displayed_provider_metric_is_charted_without_data(world, visitor, dynamodb_calls):
+    """Points of Datadog, New Relic, Pingdom and Librato metrics are not fetched here: the page
+    shows the metric with no data, and reads nothing for it."""
+    providers = f"/v1/pages/{world.page_id}/metrics_providers"
+    linked = world.api.post(
+        providers, {"metrics_provider": {"type": "NewRelic", "api_key": "new-relic-key"}}
+    )
+    assert linked.status == 201, linked.text
+    metric = world.api.post(
+        f"{providers}/{linked.json['id']}/metrics",
+        {"metric": {"name": "Apdex", "display": True, "metric_identifier": "apdex"}},
+    )
+    assert metric.status == 201, metric.text
+    publish(world)
+    before = dynamodb_calls.count()
+    answer = visitor.get()
+    assert answer.status == 200
+    chart = chart_of(answer.text, metric.json["id"])
+    assert "<h3>Apdex</h3>" in chart and "No data" in chart
+    assert "metric-column" not in chart
+    assert dynamodb_calls.operations[before:] == ["GetItem"]  # the snapshot only
+
+
+def test_a_custom_and_a_provider_metric_share_one_source_interface(world):
+    from chalicelib.domain import errors, metric_sources, metrics
+
+    custom = charted_metric(world)
+    now = int(time.time())
+    assert add_point(world, custom["id"], now - 600, 4).status == 201
+    window = metrics.WINDOWS["day"]
+    source = metric_sources.source_of(world.page_id, custom["id"], custom["metrics_provider_id"])
+    assert [bucket.average for bucket in source.points(window) if bucket.points] == [4.0]
+    provider = metric_sources.source_of(world.page_id, "m1", "a-datadog-provider")
+    with pytest.raises(errors.Unavailable, match="not fetched by this service"):
+        provider.points(window)

@@ -95,3 +95,38 @@ def test_snapshot_item_stays_small(world):
     publish(world)
     item = PageSnapshot.get(key_of("page", world.page_id))
     assert len(item.body) < 20_000
+
+
+def test_views_during_a_rebuild_are_shown_the_last_body_and_the_next_view_is_current(
+    world, visitor
+):
+    visitor.get("/api/v2/components.json")
+    make_component(world, "Checkout")
+    # Another view of this process is rebuilding: this one does not queue behind it.
+    lock = page_snapshot._rebuild_lock(world.page_id)
+    with lock:
+        during = visitor.get("/api/v2/components.json")
+        assert during.status == 200
+        assert "Checkout" not in during.text
+        assert not snapshots.read(world.page_id).current
+    assert "Checkout" in visitor.get("/api/v2/components.json").text
+    assert snapshots.read(world.page_id).current
+
+
+def test_concurrent_first_views_build_the_page_once(world, visitor, dynamodb_calls):
+    import threading
+
+    make_component(world, "Checkout")
+    answers = []
+
+    def view():
+        answers.append(visitor.get("/api/v2/components.json"))
+
+    before = dynamodb_calls.count("UpdateItem")
+    threads = [threading.Thread(target=view) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(answer.status == 200 and "Checkout" in answer.text for answer in answers)
+    assert dynamodb_calls.count("UpdateItem") - before == 1  # one body stored

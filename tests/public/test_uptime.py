@@ -151,3 +151,33 @@ def test_the_public_page_draws_the_day_of_the_outage(world, timeline, visitor):
     levels = [bar.split('"')[0] for bar in bars]
     assert levels[-3:] == ["critical", "up", "up"]  # its worst: a major outage
     assert levels[0] == "nodata"
+
+
+def test_a_day_of_many_changes_fills_several_items_and_uptime_counts_them_all(world, monkeypatch):
+    from chalicelib.store import components as component_store
+    from chalicelib.store.components import ComponentStatusDay
+
+    monkeypatch.setattr(component_store, "MAX_CHANGES_PER_ITEM", 3)
+    clock.freeze(T0)
+    component = make_component(world, "Flaky", start_date="2031-05-10")
+    path = f"/v1/pages/{world.page_id}/components/{component['id']}"
+    try:
+        # Eight changes in the day, alternating each hour: four hours of major outage.
+        for hour in range(1, 9):
+            clock.freeze(T0 + hour * HOUR)
+            status = "major_outage" if hour % 2 else "operational"
+            assert world.api.patch(path, {"component": {"status": status}}).status == 200
+        clock.freeze(T0 + timedelta(days=1, hours=1))
+        assert world.api.patch(path, {"component": {"status": "major_outage"}}).status == 200
+        clock.freeze(T0 + timedelta(days=2))
+        items = {day.day: len(day.changes) for day in ComponentStatusDay.query(component["id"])}
+        assert items == {
+            "2031-05-10": 3,
+            "2031-05-10#0001": 3,
+            "2031-05-10#0002": 2,
+            "2031-05-11": 1,
+        }
+        body = world.api.get(f"{path}/uptime?start=2031-05-10&end=2031-05-10").json
+        assert body["major_outage"] == 4 * 3600
+    finally:
+        clock.freeze(None)

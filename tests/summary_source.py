@@ -1,0 +1,55 @@
+"""A small HTTP server that plays a Statuspage-compatible page's `summary.json` (for
+third-party components): it answers what the test sets, and counts the requests."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class SummarySource:
+    def __init__(self, statuses: dict[str, str] | None = None):
+        self.statuses = dict(statuses or {})
+        self.status = 200
+        self.raw: bytes | None = None  # sent as is instead of the summary
+        self.redirect_to: str | None = None
+        self.requests = 0
+        source = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                source.requests += 1
+                body = source.raw if source.raw is not None else source.summary()
+                if source.redirect_to:
+                    self.send_response(302)
+                    self.send_header("Location", source.redirect_to)
+                else:
+                    self.send_response(source.status)
+                    self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def summary(self) -> bytes:
+        components = [
+            {"id": component_id, "name": component_id, "status": status}
+            for component_id, status in self.statuses.items()
+        ]
+        return json.dumps({"page": {"id": "vendor"}, "components": components}).encode()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/api/v2/summary.json"
+
+    def __enter__(self) -> "SummarySource":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()  # returns at once when already shut down
+        self.server.server_close()
