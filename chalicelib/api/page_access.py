@@ -293,6 +293,7 @@ def _register_grants(kind: Kind, field: str, given: str, to_remove: str) -> None
         return _grant(request, kind, field, Grant.REMOVE, ids_given)
 
     def remove_one(request: ApiRequest):
+        page_access.require_on_page(request.page().id, field, request.params[one])
         return _grant(request, kind, field, Grant.REMOVE, [request.params[one]])
 
     name = f"page_access_{holder}_{what}"

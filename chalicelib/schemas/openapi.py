@@ -136,11 +136,13 @@ def _statuses(operation: Operation) -> tuple[int, ...]:
 
 
 def _error_content(operation: Operation) -> dict:
-    """A public HTML view refuses with an HTML page for people; everything else with the
+    """A public HTML view refuses with an HTML page for people (but a path parameter that
+    cannot name anything is refused by the router, in JSON); everything else with the
     contract's JSON body."""
+    content = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
     if operation.content_type == _HTML:
-        return {_HTML: {"schema": {"type": "string"}}}
-    return {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+        content[_HTML] = {"schema": {"type": "string"}}
+    return content
 
 
 def _responses(operation: Operation, models: _Models) -> dict:

@@ -97,6 +97,24 @@ def populate(world: World) -> Populated:
             },
         )
     )
+    access_user = _created(
+        api.post(
+            f"{page}/page_access_users",
+            {"page_access_user": {"email": "viewer@example.com", "external_login": "viewer"}},
+        )
+    )
+    access_group = _created(
+        api.post(
+            f"{page}/page_access_groups",
+            {
+                "page_access_group": {
+                    "name": "Viewers",
+                    "page_access_user_ids": [access_user["id"]],
+                    "component_ids": [component["id"]],
+                }
+            },
+        )
+    )
     ids = {
         "organization_id": world.organization_id,
         "page_id": world.page_id,
@@ -110,5 +128,7 @@ def populate(world: World) -> Populated:
         "metric_id": metric["id"],
         "user_id": colleague["id"],
         "member_component_id": member["id"],
+        "page_access_user_id": access_user["id"],
+        "page_access_group_id": access_group["id"],
     }
     return Populated(world, ids)

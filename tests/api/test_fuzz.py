@@ -34,7 +34,7 @@ from tests.api.conftest import Api, World
 from tests.api.populated import Populated, populate
 
 SEED = 20261123
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "3"))
 # The long run (`make fuzz`) adds schemathesis's coverage cases (boundaries, missing and
 # malformed members of every parameter), which cost more to build than `make test` can spend.
 PHASES = [Phase.explicit, Phase.generate] if os.environ.get("FUZZ_COVERAGE") else [Phase.generate]
@@ -54,6 +54,14 @@ STATEFUL = {
     "POST /v1/organizations/{organization_id}/subscribers.json": (422,),
     "POST /v1/organizations/{organization_id}/incidents/{incident_id}/subscribers.json": (422,),
     "PUT /v1/pages/{page_id}/incidents/{incident_id}/postmortem/publish": (400,),
+    "POST /v1/organizations/{organization_id}/users": (422,),  # an address taken already
+    "POST /v1/organizations/{organization_id}/users.json": (422,),
+    "POST /v1/pages/{page_id}/metrics_providers": (422,),  # one Self provider, made with it
+    "POST /v1/pages/{page_id}/metrics_providers.json": (422,),
+    "PATCH /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}": (422,),
+    "PUT /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}": (422,),
+    "PATCH /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}.json": (422,),
+    "PUT /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}.json": (422,),
     "PUT /v1/pages/{page_id}/incidents/{incident_id}/postmortem/publish.json": (400,),
 }
 # Body members that hold ids, and the path parameter whose real id they take.
@@ -62,6 +70,9 @@ BODY_IDS = {
     "component_ids": "component_id",
     "group_id": "id",
     "subscribers": "subscriber_id",
+    "metric_ids": "metric_id",
+    "page_access_user_ids": "page_access_user_id",
+    "page_access_group_ids": "page_access_group_id",
 }
 
 
@@ -92,14 +103,23 @@ def _real_body_ids(body, ids: dict[str, str]):
         for key, value in body.items():
             if key in BODY_IDS and BODY_IDS[key] in ids:
                 real = ids[BODY_IDS[key]]
+                # Always real: an id naming nothing inside a body is a 422, not a 404.
                 if isinstance(value, list):
-                    value = [_often_real(item, real) for item in value]
+                    value = [real for _ in value]
                 elif isinstance(value, str):
-                    value = _often_real(value, real)
+                    value = real
             elif key == "pages" and isinstance(value, dict):  # permissions: page id -> roles
-                value = {_often_real(name, ids["page_id"]): roles for name, roles in value.items()}
+                value = (
+                    dict.fromkeys([ids["page_id"]], next(iter(value.values()), {}))
+                    if value
+                    else value
+                )
             elif key == "data" and isinstance(value, dict) and "timestamp" not in value:
-                value = {_often_real(name, ids["metric_id"]): v for name, v in value.items()}
+                value = (
+                    dict.fromkeys([ids["metric_id"]], next(iter(value.values())))
+                    if value
+                    else value
+                )
             replaced[key] = _real_body_ids(value, ids)
         return replaced
     if isinstance(body, list):
@@ -117,6 +137,14 @@ def _with_real_ids(case, ids: dict[str, str]) -> None:
             case.path_parameters[name] = _often_real(value, ids[name])
     if isinstance(case.body, (dict, list)):
         case.body = _real_body_ids(case.body, ids)
+
+
+def _names_gone(response: Response) -> bool:
+    """A 422 only because a body names what an earlier case of the run deleted."""
+    if response.status_code != 422:
+        return False
+    problems = json.loads(response.content).get("errors", {}).values()
+    return all(" is not a" in problem for listed in problems for problem in listed)
 
 
 def _send(client: Client, case) -> Response:
@@ -181,7 +209,9 @@ def test_every_operation_answers_as_documented(case, fuzzed):
         content_type_conformance,
         response_schema_conformance,
     ]
-    if response.status_code not in STATEFUL.get(case.operation.label, ()):
+    if response.status_code not in STATEFUL.get(case.operation.label, ()) and not _names_gone(
+        response
+    ):
         checks.append(positive_data_acceptance)
     case.validate_response(response, checks=checks)
     _check_error_body(case, response)

@@ -69,6 +69,42 @@ BODIES_WITH_IDS = {
     "ResendConfirmations": lambda ids: {"subscribers": [ids["subscriber_id"]]},
     "PermissionsUpdate": lambda ids: {"pages": {ids["page_id"]: {}}},
     "MetricDataBatch": lambda ids: {"data": {ids["metric_id"]: [{"timestamp": 1, "value": 1}]}},
+    "PageAccessUserCreate": lambda ids: {
+        "page_access_user": {
+            "email": f"v-{ids['page_id']}@example.com",
+            "page_access_group_ids": [ids["page_access_group_id"]],
+            "component_ids": _component_ids(ids),
+            "metric_ids": [ids["metric_id"]],
+        }
+    },
+    "PageAccessUserUpdate": lambda ids: {
+        "page_access_user": {
+            "page_access_group_ids": [ids["page_access_group_id"]],
+            "component_ids": _component_ids(ids),
+            "metric_ids": [ids["metric_id"]],
+        }
+    },
+    "PageAccessGroupCreate": lambda ids: {
+        "page_access_group": {
+            "name": "G",
+            "page_access_user_ids": [ids["page_access_user_id"]],
+            "component_ids": _component_ids(ids),
+            "metric_ids": [ids["metric_id"]],
+        }
+    },
+    "PageAccessGroupUpdate": lambda ids: {
+        "page_access_group": {
+            "page_access_user_ids": [ids["page_access_user_id"]],
+            "component_ids": _component_ids(ids),
+            "metric_ids": [ids["metric_id"]],
+        }
+    },
+    "ComponentIdsGiven": lambda ids: {"component_ids": _component_ids(ids)},
+    "ComponentIdsToRemove": lambda ids: {"component_ids": _component_ids(ids)},
+    "MetricIdsGiven": lambda ids: {"metric_ids": [ids["metric_id"]]},
+    "MetricIdsToRemove": lambda ids: {"metric_ids": [ids["metric_id"]]},
+    "PageAccessUserIdsGiven": lambda ids: {"page_access_user_ids": [ids["page_access_user_id"]]},
+    "PageAccessGroupIdsGiven": lambda ids: {"page_access_group_ids": [ids["page_access_group_id"]]},
 }
 # Valid bodies, so that a route reaches its ids rather than refusing the body first.
 BODIES_WITHOUT_IDS = {
