@@ -58,6 +58,7 @@ class Operation:
     style: Style
     content_type: str = "application/json"  # of the success answer
     answers: tuple[int, ...] = ()  # statuses beyond the usual ones (see schemas/openapi.py)
+    archived_response: str | None = None  # the `.json` form's, when it differs
 
 
 OPERATIONS: list[Operation] = []
@@ -196,6 +197,7 @@ class Router:
         style: Style = Style.BOTH,
         content_type: str = "application/json",
         answers: tuple[int, ...] = (),
+        archived_response: str | None = None,
     ) -> Callable:
         """`body`, `response` and `query` name schemas of `chalicelib.schemas`; the handler's
         `request.parse()` and `request.parse_query()` validate with `body` and `query`.
@@ -225,6 +227,7 @@ class Router:
                         style,
                         content_type,
                         answers,
+                        archived_response,
                     )
                 )
             return handler

@@ -116,6 +116,19 @@ ShortText = Annotated[str, Field(max_length=255)]
 Clearable = BeforeValidator(_empty_is_none)
 
 
+def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
+    """For a body validated even when its wrapper is absent (so that an empty body is a 422
+    naming the missing fields): the document requires the wrapper, and `names` inside it."""
+
+    def extra(schema: dict) -> None:
+        schema["required"] = [wrapper]
+        if names:
+            inner = schema["properties"][wrapper]
+            schema["properties"][wrapper] = {"allOf": [inner, {"required": list(names)}]}
+
+    return ConfigDict(json_schema_extra=extra)
+
+
 class Pagination(Schema):
     page: int | None = Field(None, ge=1, description="1-based page number")
     per_page: int | None = Field(None, ge=1, le=100, description="page size, 100 at most")

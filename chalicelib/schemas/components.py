@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 from pydantic import (
     AfterValidator,
     BeforeValidator,
-    ConfigDict,
     Field,
     RootModel,
     field_validator,
@@ -22,6 +21,7 @@ from chalicelib.schemas.common import (
     Schema,
     Text,
     WebUrl,
+    wrapper_required,
 )
 
 ComponentStatus = Literal[
@@ -111,7 +111,7 @@ class ComponentCreateFields(ComponentFields):
 
 class ComponentCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
-    model_config = ConfigDict(json_schema_extra={"required": ["component"]})
+    model_config = wrapper_required("component")
 
     component: ComponentCreateFields = Field(default_factory=dict, validate_default=True)
 
@@ -178,7 +178,7 @@ def _description_beside_the_group(data):
 
 class ComponentGroupCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name` and `components`.
-    model_config = ConfigDict(json_schema_extra={"required": ["component_group"]})
+    model_config = wrapper_required("component_group")
 
     component_group: ComponentGroupCreateFields = Field(default_factory=dict, validate_default=True)
 

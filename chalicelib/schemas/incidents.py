@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from chalicelib.domain.incident_states import REALTIME, SCHEDULED
-from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text
+from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text, wrapper_required
 from chalicelib.schemas.components import ComponentOut
 
 ComponentStatus = Literal[
@@ -85,6 +85,8 @@ class IncidentFields(Schema):
 
 
 class IncidentCreate(Schema):
+    model_config = wrapper_required("incident", "name")  # the rules refuse one without
+
     incident: IncidentFields
 
 

@@ -2,9 +2,9 @@
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text
+from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text, wrapper_required
 
 
 class AvailableProviderOut(OutSchema):
@@ -45,7 +45,7 @@ class MetricsProviderCreateFields(MetricsProviderFields):
 
 class MetricsProviderCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `type`.
-    model_config = ConfigDict(json_schema_extra={"required": ["metrics_provider"]})
+    model_config = wrapper_required("metrics_provider")
 
     metrics_provider: MetricsProviderCreateFields = Field(
         default_factory=dict, validate_default=True
@@ -87,7 +87,7 @@ class MetricCreateFields(MetricFields):
 
 class MetricCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
-    model_config = ConfigDict(json_schema_extra={"required": ["metric"]})
+    model_config = wrapper_required("metric")
 
     metric: MetricCreateFields = Field(default_factory=dict, validate_default=True)
 
@@ -123,6 +123,8 @@ class DataPoint(Schema):
 
 
 class DataPointCreate(Schema):
+    model_config = wrapper_required("data")
+
     data: DataPoint = Field(default_factory=dict, validate_default=True)
 
 

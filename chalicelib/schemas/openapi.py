@@ -73,8 +73,9 @@ class _Models:
                 wanted[(getattr(schemas, operation.body), "validation")] = None
             if operation.query:
                 wanted[(getattr(schemas, operation.query), "validation")] = None
-            if operation.response:
-                wanted[(getattr(schemas, operation.response), "serialization")] = None
+            for response in (operation.response, operation.archived_response):
+                if response:
+                    wanted[(getattr(schemas, response), "serialization")] = None
         self.refs, definitions = models_json_schema(list(wanted), ref_template=_REF)
         self.definitions = dict(definitions.get("$defs", {}))
 
@@ -145,10 +146,11 @@ def _error_content(operation: Operation) -> dict:
     return content
 
 
-def _responses(operation: Operation, models: _Models) -> dict:
+def _responses(operation: Operation, models: _Models, archived: bool) -> dict:
     success: dict = {"description": "Success"}
-    if operation.response is not None:
-        schema = models.ref(operation.response, "serialization")
+    response = (archived and operation.archived_response) or operation.response
+    if response is not None:
+        schema = models.ref(response, "serialization")
         if operation.many:
             schema = {"type": "array", "items": schema}
         success["content"] = {operation.content_type: {"schema": schema}}
@@ -176,7 +178,7 @@ def _operation(operation: Operation, path: str, models: _Models) -> dict:
         "tags": [operation.tag],
         "operationId": _operation_id(operation, path),
         "parameters": _parameters(operation, path, models),
-        "responses": _responses(operation, models),
+        "responses": _responses(operation, models, archived=path != operation.path),
     }
     notes = []
     if path != operation.path:

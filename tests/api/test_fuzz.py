@@ -139,9 +139,13 @@ def _with_real_ids(case, ids: dict[str, str]) -> None:
         case.body = _real_body_ids(case.body, ids)
 
 
+def _is_json(response: Response) -> bool:
+    return response.headers.get("content-type", [""])[0] == "application/json"
+
+
 def _names_gone(response: Response) -> bool:
     """A 422 only because a body names what an earlier case of the run deleted."""
-    if response.status_code != 422:
+    if response.status_code != 422 or not _is_json(response):
         return False
     problems = json.loads(response.content).get("errors", {}).values()
     return all(" is not a" in problem for listed in problems for problem in listed)
