@@ -27,93 +27,67 @@ def _created(answer) -> dict:
 
 def populate(world: World) -> Populated:
     api, page = world.api, f"/v1/pages/{world.page_id}"
-    component = _created(api.post(f"{page}/components", {"component": {"name": "API"}}))
-    member = _created(api.post(f"{page}/components", {"component": {"name": "Database"}}))
-    group = _created(
-        api.post(
-            f"{page}/component-groups",
-            {"component_group": {"name": "Backend", "components": [member["id"]]}},
-        )
+
+    def make(path: str, wrapper: str, **fields) -> dict:
+        return _created(api.post(path, {wrapper: fields}))
+
+    component = make(f"{page}/components", "component", name="API")
+    member = make(f"{page}/components", "component", name="Database")
+    group = make(
+        f"{page}/component-groups", "component_group", name="Backend", components=[member["id"]]
     )
-    incident = _created(
-        api.post(
-            f"{page}/incidents",
-            {
-                "incident": {
-                    "name": "Slow API",
-                    "body": "Looking into it",
-                    "components": {component["id"]: "degraded_performance"},
-                    "component_ids": [component["id"]],
-                }
-            },
-        )
+    incident = make(
+        f"{page}/incidents",
+        "incident",
+        name="Slow API",
+        body="Looking into it",
+        components={component["id"]: "degraded_performance"},
+        component_ids=[component["id"]],
     )
     incident_path = f"{page}/incidents/{incident['id']}"
     _created(api.put(f"{incident_path}/postmortem", {"postmortem": {"body_draft": "Notes"}}))
-    _created(
-        api.post(
-            f"{page}/incident_templates",
-            {"template": {"name": "DB", "title": "Database", "component_ids": [component["id"]]}},
-        )
+    make(
+        f"{page}/incident_templates",
+        "template",
+        name="DB",
+        title="Database",
+        component_ids=[component["id"]],
     )
-    subscriber = _created(
-        api.post(
-            f"{page}/subscribers",
-            {
-                "subscriber": {
-                    "email": "reader@example.com",
-                    "component_ids": [component["id"]],
-                    "skip_confirmation_notification": True,
-                }
-            },
-        )
+    subscriber = make(
+        f"{page}/subscribers",
+        "subscriber",
+        email="reader@example.com",
+        component_ids=[component["id"]],
+        skip_confirmation_notification=True,
     )
-    incident_subscriber = _created(
-        api.post(f"{incident_path}/subscribers", {"subscriber": {"email": "one@example.com"}})
+    incident_subscriber = make(
+        f"{incident_path}/subscribers", "subscriber", email="one@example.com"
     )
     provider = next(p for p in api.get(f"{page}/metrics_providers").json if p["type"] == "Self")
-    metric = _created(
-        api.post(
-            f"{page}/metrics_providers/{provider['id']}/metrics",
-            {"metric": {"name": "Latency", "suffix": "ms"}},
-        )
+    metric = make(
+        f"{page}/metrics_providers/{provider['id']}/metrics", "metric", name="Latency", suffix="ms"
     )
-    _created(
-        api.post(
-            f"{page}/metrics/{metric['id']}/data",
-            {"data": {"timestamp": int(time.time()), "value": 12}},
-        )
+    make(f"{page}/metrics/{metric['id']}/data", "data", timestamp=int(time.time()), value=12)
+    colleague = make(
+        f"/v1/organizations/{world.organization_id}/users",
+        "user",
+        email=f"colleague-{world.page_id}@example.com",
+        password="secret",
+        first_name="Col",
+        last_name="League",
     )
-    colleague = _created(
-        api.post(
-            f"/v1/organizations/{world.organization_id}/users",
-            {
-                "user": {
-                    "email": f"colleague-{world.page_id}@example.com",
-                    "password": "secret",
-                    "first_name": "Col",
-                    "last_name": "League",
-                }
-            },
-        )
+    access_user = make(
+        f"{page}/page_access_users",
+        "page_access_user",
+        email="viewer@example.com",
+        external_login="viewer",
     )
-    access_user = _created(
-        api.post(
-            f"{page}/page_access_users",
-            {"page_access_user": {"email": "viewer@example.com", "external_login": "viewer"}},
-        )
-    )
-    access_group = _created(
-        api.post(
-            f"{page}/page_access_groups",
-            {
-                "page_access_group": {
-                    "name": "Viewers",
-                    "page_access_user_ids": [access_user["id"]],
-                    "component_ids": [component["id"]],
-                }
-            },
-        )
+    access_group = make(
+        f"{page}/page_access_groups",
+        "page_access_group",
+        name="Viewers",
+        page_access_user_ids=[access_user["id"]],
+        component_ids=[component["id"]],
     )
     ids = {
         "organization_id": world.organization_id,

@@ -29,6 +29,15 @@ def _component_ids(ids: dict) -> list[str]:
     return [ids["component_id"]]
 
 
+def _grants(ids: dict, other: str) -> dict:
+    """What a page access user or group is given: components, metrics, its groups or users."""
+    return {
+        f"page_access_{other}_ids": [ids[f"page_access_{other}_id"]],
+        "component_ids": _component_ids(ids),
+        "metric_ids": [ids["metric_id"]],
+    }
+
+
 BODIES_WITH_IDS = {
     "ComponentCreate": lambda ids: {"component": {"name": "X", "group_id": ids["id"]}},
     "ComponentUpdate": lambda ids: {"component": {"group_id": ids["id"]}},
@@ -70,35 +79,13 @@ BODIES_WITH_IDS = {
     "PermissionsUpdate": lambda ids: {"pages": {ids["page_id"]: {}}},
     "MetricDataBatch": lambda ids: {"data": {ids["metric_id"]: [{"timestamp": 1, "value": 1}]}},
     "PageAccessUserCreate": lambda ids: {
-        "page_access_user": {
-            "email": f"v-{ids['page_id']}@example.com",
-            "page_access_group_ids": [ids["page_access_group_id"]],
-            "component_ids": _component_ids(ids),
-            "metric_ids": [ids["metric_id"]],
-        }
+        "page_access_user": {"email": f"v-{ids['page_id']}@example.com", **_grants(ids, "group")}
     },
-    "PageAccessUserUpdate": lambda ids: {
-        "page_access_user": {
-            "page_access_group_ids": [ids["page_access_group_id"]],
-            "component_ids": _component_ids(ids),
-            "metric_ids": [ids["metric_id"]],
-        }
-    },
+    "PageAccessUserUpdate": lambda ids: {"page_access_user": _grants(ids, "group")},
     "PageAccessGroupCreate": lambda ids: {
-        "page_access_group": {
-            "name": "G",
-            "page_access_user_ids": [ids["page_access_user_id"]],
-            "component_ids": _component_ids(ids),
-            "metric_ids": [ids["metric_id"]],
-        }
+        "page_access_group": {"name": "G", **_grants(ids, "user")}
     },
-    "PageAccessGroupUpdate": lambda ids: {
-        "page_access_group": {
-            "page_access_user_ids": [ids["page_access_user_id"]],
-            "component_ids": _component_ids(ids),
-            "metric_ids": [ids["metric_id"]],
-        }
-    },
+    "PageAccessGroupUpdate": lambda ids: {"page_access_group": _grants(ids, "user")},
     "ComponentIdsGiven": lambda ids: {"component_ids": _component_ids(ids)},
     "ComponentIdsToRemove": lambda ids: {"component_ids": _component_ids(ids)},
     "MetricIdsGiven": lambda ids: {"metric_ids": [ids["metric_id"]]},
