@@ -159,6 +159,7 @@ def public_view(
     otherwise: Callable[[], Response] | None = None,
     methods: tuple[str, ...] = ("GET", "HEAD"),
     answers: tuple[int, ...] = (),
+    body: str | None = None,
     on: Router = router,
     viewers_only: bool = True,
 ):
@@ -202,6 +203,7 @@ def public_view(
                 summary=summary + where,
                 response=response,
                 authenticated=False,
+                body=body,
                 style=Style.CURRENT,
                 content_type=HTML if as_html else content_type,
                 answers=answers + ((302,) if otherwise else ()),

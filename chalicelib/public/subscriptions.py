@@ -65,6 +65,7 @@ def subscribe_form(visit: Visit) -> Response:
     as_html=True,
     methods=("POST",),
     answers=(422,),
+    body="SubscriberCreate",
     on=router,
 )
 def subscribe(visit: Visit) -> Response:

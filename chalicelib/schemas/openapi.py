@@ -25,6 +25,7 @@ from chalicelib.http.routing import (
 _REF = "#/components/schemas/{model}"
 _HTML = "text/html; charset=utf-8"
 _MESSAGES = {
+    200: "Success (the archived style's answer to a create)",
     302: "Found: the page's own icon",
     304: "Not modified (`If-None-Match` matched the `ETag`)",
     400: errors.BAD_REQUEST,
@@ -124,15 +125,16 @@ def _parameters(operation: Operation, path: str, models: _Models) -> list[dict]:
 
 
 def _statuses(operation: Operation) -> tuple[int, ...]:
-    if operation.tag == "public status page":
-        return _PUBLIC_ERRORS + operation.answers
-    if not operation.authenticated:
-        return operation.answers
-    statuses = _API_ERRORS + operation.answers
-    if operation.method != "get":
-        statuses += _WRITE_ERRORS
+    statuses = operation.answers
     if operation.body is not None:
         statuses += _BODY_ERRORS
+    if operation.tag == "public status page":
+        return statuses + _PUBLIC_ERRORS
+    if not operation.authenticated:
+        return statuses
+    statuses += _API_ERRORS
+    if operation.method != "get":
+        statuses += _WRITE_ERRORS
     return statuses
 
 
