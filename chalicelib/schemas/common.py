@@ -118,13 +118,18 @@ Clearable = BeforeValidator(_empty_is_none)
 
 def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
     """For a body validated even when its wrapper is absent (so that an empty body is a 422
-    naming the missing fields): the document requires the wrapper, and `names` inside it."""
+    naming the missing fields): the document requires the wrapper, and `names` inside it
+    (strings, not null)."""
 
     def extra(schema: dict) -> None:
         schema["required"] = [wrapper]
         if names:
             inner = schema["properties"][wrapper]
-            schema["properties"][wrapper] = {"allOf": [inner, {"required": list(names)}]}
+            required = {
+                "required": list(names),
+                "properties": {name: {"type": "string"} for name in names},
+            }
+            schema["properties"][wrapper] = {"allOf": [inner, required]}
 
     return ConfigDict(json_schema_extra=extra)
 
