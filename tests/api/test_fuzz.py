@@ -53,6 +53,7 @@ STATEFUL = {
     "POST /v0/organizations/{organization_id}/incidents/{incident_id}/subscribers.json": (422,),
     "POST /v1/organizations/{organization_id}/subscribers.json": (422,),
     "POST /v1/organizations/{organization_id}/incidents/{incident_id}/subscribers.json": (422,),
+    "POST /s/{page_id}/subscribe": (422,),  # a reader's subscription: the same rules
     "PUT /v1/pages/{page_id}/incidents/{incident_id}/postmortem/publish": (400,),
     "POST /v1/organizations/{organization_id}/users": (422,),  # an address taken already
     "POST /v1/organizations/{organization_id}/users.json": (422,),
