@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: run test bootstrap admin bench load lint format
+.PHONY: run test bootstrap admin bench load lint format fuzz
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ test: lint infra-check chromium
 chromium:
 	@(command -v chromium && command -v chromedriver) >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
+
+# `make test` fuzzes every operation of /v1/openapi.json with a few examples each; this runs
+# the same test with many more (FUZZ_EXAMPLES per operation, same seed), on two workers.
+fuzz: $(VENV)/.dev
+	FUZZ_COVERAGE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(PY) -m pytest -q -n 2 tests/api/test_fuzz.py
 
 bench: $(VENV)/.dev
 	$(PY) -m pytest -q -m bench -s tests/bench

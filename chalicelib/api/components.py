@@ -25,7 +25,7 @@ def _shown(written: components.Written) -> schemas.ComponentOut:
     COMPONENTS,
     ["GET"],
     summary="List components, groups included, in page order",
-    response="ComponentOut",
+    response="ComponentListItemOut",
     many=True,
     query="Pagination",
 )

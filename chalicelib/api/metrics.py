@@ -92,7 +92,9 @@ def list_metrics(request: ApiRequest):
     ["POST"],
     summary="Queue data points of several custom metrics (at most 3,000)",
     body="MetricDataBatch",
+    response="MetricDataBatch",
     status=202,
+    answers=(405,),  # a point of a metric that is not custom
 )
 def add_data_points(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -129,6 +131,7 @@ def delete_metric(request: ApiRequest):
     body="DataPointCreate",
     response="DataPointAdded",
     status=201,
+    answers=(405,),
 )
 def add_data_point(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -140,7 +143,11 @@ def add_data_point(request: ApiRequest):
 
 
 @router.route(
-    METRIC_DATA, ["DELETE"], summary="Delete all data of a custom metric", response="MetricOut"
+    METRIC_DATA,
+    ["DELETE"],
+    summary="Delete all data of a custom metric",
+    response="MetricOut",
+    answers=(405,),
 )
 def reset_metric_data(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)

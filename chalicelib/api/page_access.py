@@ -60,6 +60,10 @@ def group_out(group: PageAccessGroup) -> schemas.PageAccessGroupOut:
     )
 
 
+# The archived style answers a create or a replace with 200 (see `_created`).
+ARCHIVED_CREATED = (200,)
+
+
 def _created(request: ApiRequest, body) -> Reply:
     """201, or 200 in the archived style (SPEC 4.4)."""
     return Reply(body, status=200 if request.archived else 201)
@@ -126,6 +130,7 @@ def list_page_access_users(request: ApiRequest):
     body="PageAccessUserCreate",
     response="PageAccessUserOut",
     status=201,
+    answers=ARCHIVED_CREATED,
 )
 def create_page_access_user(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -184,6 +189,7 @@ def list_page_access_groups(request: ApiRequest):
     body="PageAccessGroupCreate",
     response="PageAccessGroupOut",
     status=201,
+    answers=ARCHIVED_CREATED,
 )
 def create_page_access_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
@@ -293,6 +299,7 @@ def _register_grants(kind: Kind, field: str, given: str, to_remove: str) -> None
         return _grant(request, kind, field, Grant.REMOVE, ids_given)
 
     def remove_one(request: ApiRequest):
+        page_access.require_on_page(request.page().id, field, request.params[one])
         return _grant(request, kind, field, Grant.REMOVE, [request.params[one]])
 
     name = f"page_access_{holder}_{what}"
@@ -303,6 +310,7 @@ def _register_grants(kind: Kind, field: str, given: str, to_remove: str) -> None
         body=given,
         response=response,
         status=201,
+        answers=ARCHIVED_CREATED,
     )(_named(f"replace_{name}", replace))
     router.route(
         path,
@@ -358,6 +366,7 @@ def _register_component_side(kind: Kind, given: str, field: str) -> None:
         body=given,
         response="ComponentOut",
         status=201,
+        answers=ARCHIVED_CREATED,
     )(_named(f"add_page_access_{holder}s_to_component", admit))
     router.route(
         path,

@@ -74,7 +74,13 @@ def create_page(request: ApiRequest):
     return page_out(page, request.archived)
 
 
-@router.route("/v1/pages/{page_id}", ["GET"], summary="Get a page", response="PageOut")
+@router.route(
+    "/v1/pages/{page_id}",
+    ["GET"],
+    summary="Get a page",
+    response="PageOut",
+    archived_response="ArchivedPageOut",
+)
 def get_page(request: ApiRequest):
     return page_out(request.page(), request.archived)
 
@@ -85,6 +91,7 @@ def get_page(request: ApiRequest):
     summary="Update a page",
     body="PageUpdate",
     response="PageOut",
+    archived_response="ArchivedPageOut",
 )
 def update_page(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)

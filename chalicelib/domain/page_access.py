@@ -295,6 +295,15 @@ def _check_metrics(page_id: str, metric_ids: Iterable[str]) -> None:
 _CHECKS = {COMPONENTS: _check_components, METRICS: _check_metrics}
 
 
+def require_on_page(page_id: str, field: str, item_id: str) -> None:
+    """A component or metric named by a path is one of the page's, or the path names nothing
+    (another page's, or another organization's, is a 404 as a missing one is)."""
+    try:
+        _CHECKS[field](page_id, [item_id])
+    except errors.Invalid:
+        raise errors.NotFound() from None
+
+
 def _email_key(email: str) -> str:
     return email.strip().lower()
 

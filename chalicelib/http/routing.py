@@ -56,6 +56,9 @@ class Operation:
     authenticated: bool
     query: str | None
     style: Style
+    content_type: str = "application/json"  # of the success answer
+    answers: tuple[int, ...] = ()  # statuses beyond the usual ones (see schemas/openapi.py)
+    archived_response: str | None = None  # the `.json` form's, when it differs
 
 
 OPERATIONS: list[Operation] = []
@@ -154,6 +157,15 @@ def render(data: Any) -> Any:
     return data
 
 
+def documented_paths(path: str, style: Style) -> list[str]:
+    """Every path a client may call for `path`: the served ones, and the `.json` form of a
+    path ending in a parameter (served by the same route)."""
+    served = served_paths(path, style)
+    if style is not Style.CURRENT and path.endswith("}"):
+        served.append(path + ARCHIVED_SUFFIX)
+    return served
+
+
 def served_paths(path: str, style: Style) -> list[str]:
     """The paths Chalice must know for `path`. A path ending in a parameter serves its `.json`
     form as it is (the parameter then ends in `.json`), so it needs no second route."""
@@ -183,9 +195,13 @@ class Router:
         authenticated: bool = True,
         query: str | None = None,
         style: Style = Style.BOTH,
+        content_type: str = "application/json",
+        answers: tuple[int, ...] = (),
+        archived_response: str | None = None,
     ) -> Callable:
         """`body`, `response` and `query` name schemas of `chalicelib.schemas`; the handler's
-        `request.parse()` and `request.parse_query()` validate with `body` and `query`."""
+        `request.parse()` and `request.parse_query()` validate with `body` and `query`.
+        `content_type` and `answers` (statuses of this route's own) are for the document."""
 
         def register(handler: Callable[[ApiRequest], Any]) -> Callable:
             view = self._view(handler, status, authenticated, body, query)
@@ -209,6 +225,9 @@ class Router:
                         authenticated,
                         query,
                         style,
+                        content_type,
+                        answers,
+                        archived_response,
                     )
                 )
             return handler

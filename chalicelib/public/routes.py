@@ -154,9 +154,12 @@ def public_view(
     summary: str,
     *,
     as_html: bool = False,
+    content_type: str = "application/json",
     response=None,
     otherwise: Callable[[], Response] | None = None,
     methods: tuple[str, ...] = ("GET", "HEAD"),
+    answers: tuple[int, ...] = (),
+    body: str | None = None,
     on: Router = router,
     viewers_only: bool = True,
 ):
@@ -200,7 +203,10 @@ def public_view(
                 summary=summary + where,
                 response=response,
                 authenticated=False,
+                body=body,
                 style=Style.CURRENT,
+                content_type=HTML if as_html else content_type,
+                answers=answers + ((302,) if otherwise else ()),
             )(handler)
         return view
 
@@ -290,17 +296,29 @@ def _feed(visit: Visit, kind: str) -> Response:
     )
 
 
-@public_view("/history.rss", "Incident history as RSS (when the page allows feeds)")
+@public_view(
+    "/history.rss",
+    "Incident history as RSS (when the page allows feeds)",
+    content_type="application/rss+xml; charset=utf-8",
+)
 def history_rss(visit: Visit) -> Response:
     return _feed(visit, "rss")
 
 
-@public_view("/history.atom", "Incident history as Atom (when the page allows feeds)")
+@public_view(
+    "/history.atom",
+    "Incident history as Atom (when the page allows feeds)",
+    content_type="application/atom+xml; charset=utf-8",
+)
 def history_atom(visit: Visit) -> Response:
     return _feed(visit, "atom")
 
 
-@public_view("/embed/status.js", "Embed script: the status badge for other sites")
+@public_view(
+    "/embed/status.js",
+    "Embed script: the status badge for other sites",
+    content_type="application/javascript; charset=utf-8",
+)
 def embed_status_script(visit: Visit) -> Response:
     return visit.respond(
         "application/javascript; charset=utf-8",
@@ -324,7 +342,7 @@ def _default_favicon() -> Response:
     )
 
 
-@public_view("/favicon.ico", "The page's icon", otherwise=_default_favicon)
+@public_view("/favicon.ico", "The page's icon", content_type=FAVICON, otherwise=_default_favicon)
 def favicon(visit: Visit) -> Response:
     logo = visit.data["page"].get("favicon_logo")
     if html.is_web_url(logo):

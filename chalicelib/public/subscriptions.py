@@ -71,6 +71,8 @@ def subscribe_form(visit: Visit) -> Response:
     "Subscribe to updates: the form sent (subscriber[...] fields, as the API takes them)",
     as_html=True,
     methods=("POST",),
+    answers=(422,),
+    body="SubscriberCreate",
     on=router,
 )
 def subscribe(visit: Visit) -> Response:
@@ -155,7 +157,12 @@ def _link_view(suffix: str, methods: list[str], summary: str):
                 return refusal(errors.from_domain(error), as_html=True)
 
         router.route(
-            LINK + suffix, methods, summary=summary, authenticated=False, style=Style.CURRENT
+            LINK + suffix,
+            methods,
+            summary=summary,
+            authenticated=False,
+            style=Style.CURRENT,
+            content_type=HTML,
         )(handler)
         return view
 

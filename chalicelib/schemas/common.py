@@ -13,6 +13,10 @@ _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+# The OpenAPI document states what the validators below accept (they strip and lower-case
+# first, so the document's patterns allow upper case; a URL's is the plain http(s) form).
+_ANY_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_WEB_URL = r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?([/?#]\S*)?$"
 
 
 class Schema(PydanticModel):
@@ -82,17 +86,52 @@ def _not_blank(value: str) -> str:
     return value
 
 
-Color = Annotated[str, AfterValidator(_color)]
-TimeZone = Annotated[str, AfterValidator(_time_zone)]
-Email = Annotated[str, AfterValidator(_email)]
-WebUrl = Annotated[str, AfterValidator(_web_url)]
-Subdomain = Annotated[str, AfterValidator(_subdomain)]
-Hostname = Annotated[str, AfterValidator(_hostname)]
-Name = Annotated[str, Field(max_length=255), AfterValidator(_not_blank)]
+def _documented(**constraints) -> Field:
+    """JSON schema keywords for the document, beside a validator that enforces them with the
+    contract's messages (pydantic's own constraints would answer with its messages first)."""
+    return Field(json_schema_extra=constraints)
+
+
+def _time_zone_names(schema: dict) -> None:
+    schema["enum"] = sorted(_time_zones())
+
+
+Color = Annotated[str, AfterValidator(_color), _documented(pattern=_COLOR.pattern)]
+TimeZone = Annotated[str, AfterValidator(_time_zone), Field(json_schema_extra=_time_zone_names)]
+Email = Annotated[str, AfterValidator(_email), _documented(pattern=_EMAIL.pattern, maxLength=254)]
+WebUrl = Annotated[str, AfterValidator(_web_url), _documented(pattern=_WEB_URL)]
+Subdomain = Annotated[str, AfterValidator(_subdomain), _documented(pattern=f"^{_ANY_LABEL}$")]
+Hostname = Annotated[
+    str,
+    AfterValidator(_hostname),
+    _documented(pattern=f"^({_ANY_LABEL}\\.)+{_ANY_LABEL}$", maxLength=253),
+]
+# Blank is refused: at least one character that is not white space.
+Name = Annotated[
+    str, Field(max_length=255), AfterValidator(_not_blank), _documented(minLength=1, pattern=r"\S")
+]
 Text = Annotated[str, Field(max_length=20000)]
 ShortText = Annotated[str, Field(max_length=255)]
 # Optional text that a client clears by sending an empty string.
 Clearable = BeforeValidator(_empty_is_none)
+
+
+def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
+    """For a body validated even when its wrapper is absent (so that an empty body is a 422
+    naming the missing fields): the document requires the wrapper, and `names` inside it
+    (strings, not null)."""
+
+    def extra(schema: dict) -> None:
+        schema["required"] = [wrapper]
+        if names:
+            inner = schema["properties"][wrapper]
+            required = {
+                "required": list(names),
+                "properties": {name: {"type": "string"} for name in names},
+            }
+            schema["properties"][wrapper] = {"allOf": [inner, required]}
+
+    return ConfigDict(json_schema_extra=extra)
 
 
 class Pagination(Schema):

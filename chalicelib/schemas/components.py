@@ -4,7 +4,14 @@ import datetime
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    RootModel,
+    field_validator,
+    model_validator,
+)
 
 from chalicelib.schemas.common import (
     Clearable,
@@ -14,6 +21,7 @@ from chalicelib.schemas.common import (
     Schema,
     Text,
     WebUrl,
+    wrapper_required,
 )
 
 ComponentStatus = Literal[
@@ -46,6 +54,8 @@ def _distinct(value: list[str]) -> list[str]:
 
 
 ComponentIds = Annotated[list[str], BeforeValidator(_ids), AfterValidator(_distinct)]
+# A group cannot be empty (SPEC 2.8): refused by `_not_empty` below with that message.
+GroupMembers = Annotated[ComponentIds, Field(json_schema_extra={"minItems": 1})]
 
 
 def _summary_url(value: str) -> str:
@@ -101,6 +111,8 @@ class ComponentCreateFields(ComponentFields):
 
 class ComponentCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
+    model_config = wrapper_required("component")
+
     component: ComponentCreateFields = Field(default_factory=dict, validate_default=True)
 
 
@@ -132,10 +144,14 @@ class GroupAsComponentOut(ComponentOut):
     components: list[str]
 
 
+class ComponentListItemOut(RootModel[GroupAsComponentOut | ComponentOut]):
+    """An entry of a page's component list: a component, or a group with its members."""
+
+
 class ComponentGroupFields(Schema):
     name: Name | None = None
     description: Text | None = None
-    components: ComponentIds | None = Field(None, description="ids of the member components")
+    components: GroupMembers | None = Field(None, description="ids of the member components")
     position: int | None = Field(None, ge=1, description="1-based place in the page order")
 
     @field_validator("components")
@@ -148,7 +164,7 @@ class ComponentGroupFields(Schema):
 
 class ComponentGroupCreateFields(ComponentGroupFields):
     name: Name
-    components: ComponentIds
+    components: GroupMembers
 
 
 def _description_beside_the_group(data):
@@ -161,6 +177,9 @@ def _description_beside_the_group(data):
 
 
 class ComponentGroupCreate(Schema):
+    # Validated even when absent, so an empty body is a 422 naming `name` and `components`.
+    model_config = wrapper_required("component_group")
+
     component_group: ComponentGroupCreateFields = Field(default_factory=dict, validate_default=True)
 
     @model_validator(mode="before")

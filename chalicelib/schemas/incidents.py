@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 
-from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text
+from chalicelib.domain.incident_states import REALTIME, SCHEDULED
+from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text, wrapper_required
 from chalicelib.schemas.components import ComponentOut
 
 ComponentStatus = Literal[
@@ -84,6 +85,8 @@ class IncidentFields(Schema):
 
 
 class IncidentCreate(Schema):
+    model_config = wrapper_required("incident", "name")  # the rules refuse one without
+
     incident: IncidentFields
 
 
@@ -235,7 +238,9 @@ class IncidentTemplateFields(Schema):
     title: Name
     body: Text = ""
     group_id: str | None = None
-    update_status: str | None = None
+    update_status: str | None = Field(
+        None, json_schema_extra={"anyOf": [{"enum": [*REALTIME, *SCHEDULED]}, {"type": "null"}]}
+    )
     should_tweet: bool = False
     should_send_notifications: bool = True
     component_ids: list[str] = []

@@ -4,7 +4,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text
+from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text, wrapper_required
 
 
 class AvailableProviderOut(OutSchema):
@@ -12,8 +12,21 @@ class AvailableProviderOut(OutSchema):
     required_fields: list[str]
 
 
+# The types chalicelib/domain/metrics_providers.py knows (and checks, with its own message).
+PROVIDER_TYPES = ("Pingdom", "NewRelic", "Librato", "Datadog", "Self")
+
+
+def _provider_types(schema: dict) -> None:
+    options = schema.get("anyOf", [schema])  # the first is the string
+    options[0]["enum"] = list(PROVIDER_TYPES)
+
+
 class MetricsProviderFields(Schema):
-    type: str | None = Field(None, description='one of "Pingdom", "NewRelic", "Librato", "Datadog"')
+    type: str | None = Field(
+        None,
+        description='one of "Pingdom", "NewRelic", "Librato", "Datadog"',
+        json_schema_extra=_provider_types,
+    )
     email: ShortText | None = None
     password: ShortText | None = None
     api_key: ShortText | None = None
@@ -24,11 +37,16 @@ class MetricsProviderFields(Schema):
 
 
 class MetricsProviderCreateFields(MetricsProviderFields):
-    type: str = Field(description='one of "Pingdom", "NewRelic", "Librato", "Datadog"')
+    type: str = Field(
+        description='one of "Pingdom", "NewRelic", "Librato", "Datadog"',
+        json_schema_extra=_provider_types,
+    )
 
 
 class MetricsProviderCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `type`.
+    model_config = wrapper_required("metrics_provider")
+
     metrics_provider: MetricsProviderCreateFields = Field(
         default_factory=dict, validate_default=True
     )
@@ -69,6 +87,8 @@ class MetricCreateFields(MetricFields):
 
 class MetricCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
+    model_config = wrapper_required("metric")
+
     metric: MetricCreateFields = Field(default_factory=dict, validate_default=True)
 
 
@@ -103,6 +123,8 @@ class DataPoint(Schema):
 
 
 class DataPointCreate(Schema):
+    model_config = wrapper_required("data")
+
     data: DataPoint = Field(default_factory=dict, validate_default=True)
 
 

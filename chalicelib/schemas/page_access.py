@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.schemas.common import (
     Clearable,
@@ -12,6 +12,7 @@ from chalicelib.schemas.common import (
     Pagination,
     Schema,
     ShortText,
+    wrapper_required,
 )
 from chalicelib.schemas.components import ComponentIds
 
@@ -32,7 +33,20 @@ class PageAccessUserFields(Schema):
     )
 
 
+def _email_or_login(schema: dict) -> None:
+    """The rules refuse a user with neither an email nor an external login."""
+    schema["required"] = ["page_access_user"]
+    inner = schema["properties"]["page_access_user"]
+    either = [
+        {"required": [name], "properties": {name: {"type": "string"}}}
+        for name in ("email", "external_login")
+    ]
+    schema["properties"]["page_access_user"] = {"allOf": [inner, {"anyOf": either}]}
+
+
 class PageAccessUserCreate(Schema):
+    model_config = ConfigDict(json_schema_extra=_email_or_login)
+
     page_access_user: PageAccessUserFields = Field(default_factory=dict, validate_default=True)
 
 
@@ -69,6 +83,8 @@ class PageAccessGroupCreateFields(PageAccessGroupFields):
 
 class PageAccessGroupCreate(Schema):
     # Validated even when absent, so an empty body is a 422 naming `name`.
+    model_config = wrapper_required("page_access_group")
+
     page_access_group: PageAccessGroupCreateFields = Field(
         default_factory=dict, validate_default=True
     )

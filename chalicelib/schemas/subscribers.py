@@ -2,8 +2,9 @@
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
+from chalicelib.domain import sms_countries
 from chalicelib.schemas.common import Clearable, Email, OutSchema, Schema, WebUrl
 
 Kind = Literal["email", "sms", "webhook"]
@@ -13,9 +14,30 @@ def _listed(value):
     return [value] if isinstance(value, str) else value
 
 
+def _sms_countries(schema: dict) -> None:
+    options = schema.get("anyOf", [schema])
+    options[0]["enum"] = sorted(sms_countries.COUNTRIES)
+
+
 class SubscriberFields(Schema):
+    # The rules take an email; a phone_country and phone_number; or an endpoint (with email).
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["email"], "properties": {"email": {"type": "string"}}},
+                {
+                    "required": ["phone_country", "phone_number"],
+                    "properties": {
+                        "phone_country": {"type": "string"},
+                        "phone_number": {"type": "string"},
+                    },
+                },
+            ]
+        }
+    )
+
     email: Annotated[Email | None, Clearable] = None
-    phone_country: Annotated[str | None, Clearable] = None
+    phone_country: Annotated[str | None, Clearable] = Field(None, json_schema_extra=_sms_countries)
     phone_number: Annotated[str | None, Clearable] = None
     endpoint: Annotated[WebUrl | None, Clearable] = None
     component_ids: list[str] | None = None

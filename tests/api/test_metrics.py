@@ -366,3 +366,10 @@ def test_the_openapi_document_lists_every_metrics_operation(world):
     for path, methods in expected.items():
         assert path in paths, path
         assert methods <= set(paths[path]), path
+
+
+def test_the_document_lists_the_provider_types_the_rules_know():
+    from chalicelib.domain.metrics_providers import REQUIRED_FIELDS
+    from chalicelib.schemas.metrics import PROVIDER_TYPES
+
+    assert list(PROVIDER_TYPES) == list(REQUIRED_FIELDS)
