@@ -1,0 +1,212 @@
+"""The import itself: read the source page whole, then write it into a page of ours.
+
+Everything is read first (at the source's pace), so a source that fails halfway through
+reading writes nothing, and the writing has totals to estimate from. Things are written in
+the order their references need: groups before their components, components before the
+incidents, templates and subscribers that name them, incidents before their subscribers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from chalicelib import schemas
+from chalicelib.domain import errors, import_mapping, imported, pages
+from chalicelib.importer.progress import Progress
+from chalicelib.importer.source import Source, SourceError
+from chalicelib.store.models import Organization, Page
+
+# Page fields the source's page is copied into (the archived image URLs are not fields of a
+# page the API reads back).
+WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
+    "layout",
+    "hero_cover_url",
+    "transactional_logo_url",
+}
+# Written in this order; each list is read in it too.
+KINDS = ("components", "incident_templates", "incidents", "subscribers")
+
+
+class ImportRefused(Exception):
+    """The import cannot go ahead as asked; the message says why."""
+
+
+@dataclass
+class Request:
+    from_url: str
+    from_key: str
+    source_page_id: str
+    organization_id: str
+    into: str | None = None
+    rate: float = 1.0
+    dry_run: bool = False
+
+
+def _read(source: Source, page_id: str, progress: Progress) -> dict:
+    base = f"/pages/{page_id}"
+    page = source.get(base)
+    if not isinstance(page, dict) or "id" not in page or "name" not in page:
+        raise SourceError(f"{base}: not a Statuspage page: is --from-url a Statuspage v1 API?")
+    progress.has_read("page", 1)
+    embed = source.get(base + "/status_embed_config")
+    progress.has_read("status_embed_config", 1)
+    found = {
+        "components": list(source.pages(base + "/components")),
+        "incident_templates": list(source.pages(base + "/incident_templates")),
+        "incidents": list(source.pages(base + "/incidents")),
+        "subscribers": list(source.pages(base + "/subscribers", "subscribers", state="all")),
+    }
+    for kind in KINDS:
+        if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
+            raise SourceError(f"{base}/{kind}: unexpected items: not a Statuspage v1 API?")
+        progress.has_read(kind, len(found[kind]))
+    progress.say(f"{source.requests} requests to the source")
+    return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
+
+
+def _target(request: Request) -> Page | None:
+    """The page written into: `--into` (of the organization), the one an earlier import
+    made, or (None) a new one."""
+    try:
+        Organization.get(request.organization_id)
+    except Organization.DoesNotExist:
+        raise ImportRefused(f"no organization {request.organization_id}") from None
+    page_id = request.into or import_mapping.target_of(
+        f"organization#{request.organization_id}#page", request.source_page_id
+    )
+    if page_id is None:
+        return None
+    try:
+        page = Page.get(page_id, consistent_read=True)
+    except Page.DoesNotExist:
+        raise ImportRefused(f"no page {page_id} here (--into)") from None
+    if page.organization_id != request.organization_id:
+        raise ImportRefused(f"page {page_id} belongs to another organization")
+    return page
+
+
+def _valid_page_fields(source_page: dict, progress: Progress) -> dict:
+    fields = imported.page_fields(source_page, WRITABLE_PAGE_FIELDS)
+    kept = {}
+    for name, value in fields.items():
+        try:
+            schemas.PageFields(**{name: value})
+        except ValidationError:
+            progress.say(f"page field {name} skipped: its value is not valid here")
+            continue
+        kept[name] = value
+    return kept
+
+
+def _write_page(request: Request, page: Page | None, source_page: dict, progress) -> Page:
+    fields = _valid_page_fields(source_page, progress)
+    if page is None:
+        page = pages.create_page(request.organization_id, schemas.PageFields(**fields))
+        import_mapping.remember(
+            f"organization#{request.organization_id}#page", request.source_page_id, page.id
+        )
+        progress.item("page", True)
+        return page
+    current = pages.profile_of(page)
+    changes = {name: value for name, value in fields.items() if current.get(name) != value}
+    if changes:
+        page = pages.update_page(page, schemas.PageFields(**changes))
+    progress.item("page", bool(changes))
+    return page
+
+
+def _write_embed(page: Page, source_embed: dict, progress: Progress) -> None:
+    current = pages.embed_config_of(page)
+    changes = {
+        name: value
+        for name, value in source_embed.items()
+        if name in pages.DEFAULT_EMBED_CONFIG and value and current.get(name) != value
+    }
+    if changes:
+        pages.update_embed_config(page, changes)
+    progress.item("status_embed_config", bool(changes))
+
+
+def _write_each(
+    page_id: str,
+    kind: str,
+    found: list[dict],
+    build,
+    progress: Progress,
+    *,
+    public: bool = True,
+    id_map: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Write each thing of `kind` found (`build(source, our id, already mapped)`), keeping
+    `id_map` (source id to ours) current as it goes."""
+    scope = import_mapping.scope_of(page_id, kind)
+    if id_map is None:
+        id_map = import_mapping.mapped(scope)
+    for source in found:
+        try:
+            target_id, written = import_mapping.put(
+                page_id,
+                scope,
+                source["id"],
+                imported.new_id_for(source),
+                lambda target, known, source=source: build(source, target, known),
+                public=public,
+            )
+        except errors.Conflict:
+            progress.say(f"{kind} {source['id']} skipped: it conflicts with one of ours")
+            progress.item(kind, False)
+            continue
+        id_map[source["id"]] = target_id
+        progress.item(kind, written)
+    return id_map
+
+
+def run(request: Request, progress: Progress | None = None) -> dict:
+    progress = progress or Progress()
+    page = _target(request)
+    source = Source(request.from_url, request.from_key, request.rate)
+    found = _read(source, request.source_page_id, progress)
+    if request.dry_run:
+        return {"dry_run": True, "would_import": dict(progress.read)}
+    progress.start_writing()
+    page = _write_page(request, page, found["page"], progress)
+    _write_embed(page, found["status_embed_config"], progress)
+    components = import_mapping.mapped(import_mapping.scope_of(page.id, "components"))
+    _write_each(
+        page.id,
+        "components",
+        # Groups first: a component names its group by our id.
+        sorted(found["components"], key=lambda item: not item.get("group")),
+        lambda source, target, known: imported.component(page.id, source, target, components),
+        progress,
+        id_map=components,
+    )
+    _write_each(
+        page.id,
+        "incident_templates",
+        found["incident_templates"],
+        lambda source, target, known: imported.template(page.id, source, target, components),
+        progress,
+        public=False,
+    )
+    incidents = _write_each(
+        page.id,
+        "incidents",
+        found["incidents"],
+        lambda source, target, known: imported.incident(page.id, source, target, components),
+        progress,
+    )
+    _write_each(
+        page.id,
+        "subscribers",
+        found["subscribers"],
+        lambda source, target, known: imported.subscriber(
+            page.id, source, target, known, components, incidents
+        ),
+        progress,
+        public=False,
+    )
+    progress.say(progress.line())
+    return {"page_id": page.id, "imported": progress.summary()}
