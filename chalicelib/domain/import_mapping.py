@@ -42,8 +42,9 @@ def target_of(scope: str, source_id: str) -> str | None:
 
 @dataclass
 class Built:
-    """What one imported thing becomes: `items` to write when they differ from what is
-    stored, `stale` items to delete (what an earlier import wrote and this state has not)."""
+    """What one imported thing becomes: `items` (its own item first) to write when they
+    differ from what is stored, `stale` items to delete (what an earlier import wrote and
+    this state has not)."""
 
     items: list[Model]
     stale: list[Model] = field(default_factory=list)
@@ -66,42 +67,53 @@ def _values(item: Model) -> dict:
     return values
 
 
+def _differs(item: Model) -> bool:
+    """Whether `item` is not stored as it is; a stored item's version goes onto it, so its
+    write is conditional on nobody having changed it since."""
+    stored = _stored(item)
+    if stored is None:
+        return True
+    if _values(stored) == _values(item):
+        return False
+    if "version" in item.get_attributes():
+        item.version = stored.version
+    return True
+
+
 def put(
     page_id: str,
     scope: str,
     source_id: str,
-    new_target: Callable[[], str],
-    build: Callable[[str, bool], Built],
+    build: Callable[[str], Built],
+    new_target: Callable[[str], str],
     *,
     public: bool = True,
 ) -> tuple[str, bool]:
-    """Write the thing `source_id` of `scope` as `build(our id, already_mapped)` makes it;
-    our id is the mapped one or `new_target()`. Whether anything was written."""
+    """Write the thing `source_id` of `scope` as `build(our id)` makes it; our id is the
+    mapped one or `new_target(seed)`, which gives the same id for the same seed, so the
+    items of a thing killed between two transactions are found again. Whether anything was
+    written."""
     known = target_of(scope, source_id)
-    target_id = known or new_target()
+    target_id = known or new_target(f"{scope}#{source_id}")
 
     def change(work: Work) -> bool:
         if not public:
             work.quiet()
-        built = build(target_id, known is not None)
-        with work.together():
-            for item in built.items:
-                stored = _stored(item) if known else None
-                if stored is not None and _values(stored) == _values(item):
-                    continue
-                if stored is not None and "version" in item.get_attributes():
-                    item.version = stored.version
-                work.save(item)
-            for item in built.stale:
-                work.delete(item)
-            if built.stage_more is not None:
-                built.stage_more(work)
-            if not work.empty and known is None:
+        built = build(target_id)
+        changed = [item for item in built.items if _differs(item)]
+        with work.together():  # the thing's own item and its mapping land together
+            if changed:
+                work.save(changed.pop(0))
+            if known is None:
                 work.save(
-                    ImportMapping(scope, source_id, target_id=target_id, created_at=clock.now()),
-                    ImportMapping.source_id.does_not_exist(),
-                    intent=True,
+                    ImportMapping(scope, source_id, target_id=target_id, created_at=clock.now())
                 )
+        for item in changed:
+            work.save(item)
+        for item in built.stale:
+            work.delete(item)
+        if built.stage_more is not None:
+            built.stage_more(work)
         return not work.empty
 
     return target_id, unit_of_work.run(page_id, change)

@@ -38,8 +38,9 @@ def moment(value: str | None) -> datetime | None:
 
 
 def new_id_for(source: dict):
-    """Our id for a new thing: placed in time where the source's was made."""
-    return lambda: ids.id_at(moment(source.get("created_at")) or clock.now())
+    """Our id for a new thing, from `seed`: placed in time where the source's was made."""
+    made = moment(source.get("created_at")) or datetime(1970, 1, 1, tzinfo=UTC)
+    return lambda seed: ids.id_at(made, seed=seed)
 
 
 def _mapped_ids(values, id_map: dict[str, str]) -> list[str]:
@@ -148,7 +149,7 @@ def incident(page_id: str, source: dict, target_id: str, component_map: dict[str
     for value in shown:
         if value.get("group_id"):
             value["group_id"] = component_map.get(value["group_id"])
-        value.pop("automation_email", None)
+        value["automation_email"] = components.automation_email_of(value["id"])
     record = IncidentRecord(
         page_id,
         incident_key(target_id),
@@ -229,7 +230,6 @@ def subscriber(
     page_id: str,
     source: dict,
     target_id: str,
-    known: bool,
     component_map: dict[str, str],
     incident_map: dict[str, str],
 ) -> Built:
@@ -254,12 +254,10 @@ def subscriber(
         created_at=created,
         updated_at=moment(source.get("updated_at")) or created,
     )
-    stored = None
-    if known:
-        try:
-            stored = Subscriber.get(page_id, target_id, consistent_read=True)
-        except Subscriber.DoesNotExist:
-            stored = None
+    try:
+        stored = Subscriber.get(page_id, target_id, consistent_read=True)
+    except Subscriber.DoesNotExist:
+        stored = None
     now_items = subscriber_rules.recipient_items(new)
     before_items = subscriber_rules.recipient_items(stored) if stored else []
     now_keys = {(item.audience, item.member) for item in now_items}

@@ -139,7 +139,7 @@ def _write_each(
     public: bool = True,
     id_map: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Write each thing of `kind` found (`build(source, our id, already mapped)`), keeping
+    """Write each thing of `kind` found (`build(source, our id)`), keeping
     `id_map` (source id to ours) current as it goes."""
     scope = import_mapping.scope_of(page_id, kind)
     if id_map is None:
@@ -150,8 +150,8 @@ def _write_each(
                 page_id,
                 scope,
                 source["id"],
+                lambda target, source=source: build(source, target),
                 imported.new_id_for(source),
-                lambda target, known, source=source: build(source, target, known),
                 public=public,
             )
         except errors.Conflict:
@@ -179,7 +179,7 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         "components",
         # Groups first: a component names its group by our id.
         sorted(found["components"], key=lambda item: not item.get("group")),
-        lambda source, target, known: imported.component(page.id, source, target, components),
+        lambda source, target: imported.component(page.id, source, target, components),
         progress,
         id_map=components,
     )
@@ -187,7 +187,7 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         page.id,
         "incident_templates",
         found["incident_templates"],
-        lambda source, target, known: imported.template(page.id, source, target, components),
+        lambda source, target: imported.template(page.id, source, target, components),
         progress,
         public=False,
     )
@@ -195,16 +195,14 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         page.id,
         "incidents",
         found["incidents"],
-        lambda source, target, known: imported.incident(page.id, source, target, components),
+        lambda source, target: imported.incident(page.id, source, target, components),
         progress,
     )
     _write_each(
         page.id,
         "subscribers",
         found["subscribers"],
-        lambda source, target, known: imported.subscriber(
-            page.id, source, target, known, components, incidents
-        ),
+        lambda source, target: imported.subscriber(page.id, source, target, components, incidents),
         progress,
         public=False,
     )

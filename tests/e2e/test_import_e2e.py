@@ -1,0 +1,403 @@
+"""Bringing a page along across two real local stacks: one filled through its API is the
+source (it speaks Statuspage's v1 API), the importer runs as a subprocess against it and
+writes into the other, and the two are compared through their APIs, field by field."""
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.e2e.stack import ROOT, LocalStack, wait_for
+from tests.webhook_sink import WebhookSink
+
+pytestmark = pytest.mark.e2e
+SUBSCRIBERS = 40
+
+
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory):
+    """The source and the target, started side by side (a start is most of the wait)."""
+    both = [LocalStack(tmp_path_factory.mktemp(name)) for name in ("source", "target")]
+    with ThreadPoolExecutor(2) as starting:
+        list(starting.map(LocalStack.start, both))
+    yield both
+    for running in both:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def source(stacks):
+    return stacks[0]
+
+
+@pytest.fixture(scope="module")
+def target(stacks):
+    return stacks[1]
+
+
+class Page:
+    """A bootstrapped page of one stack, read and changed through the API as its owner."""
+
+    def __init__(self, stack: LocalStack):
+        self.stack = stack
+        created = stack.admin("bootstrap")
+        self.key, self.id = created["api_key"], created["page_id"]
+        self.organization_id = created["organization_id"]
+
+    def send(self, method: str, path: str, body: dict | None = None) -> dict:
+        answer = self.stack.send(method, f"/v1/pages/{self.id}{path}", self.key, body)
+        assert answer.status_code in (200, 201), answer.text
+        return answer.json()
+
+    def get(self, path: str, **query):
+        answer = self.stack.get(f"/v1/pages/{self.id}{path}", self.key, params=query)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    def everything(self) -> dict:
+        """What the API shows of every imported resource."""
+        return {
+            "page": self.get(""),
+            "status_embed_config": self.get("/status_embed_config"),
+            "components": self.get("/components"),
+            "incidents": self.get("/incidents"),
+            "incident_templates": self.get("/incident_templates"),
+            "subscribers": self.get("/subscribers", state="all", limit=100),
+            "histogram": self.get("/subscribers/histogram_by_state"),
+        }
+
+
+def at(days: float) -> str:
+    return (datetime.now(UTC) + timedelta(days=days)).isoformat()
+
+
+def fill(page: Page, failing_endpoint: str) -> None:
+    page.send(
+        "PATCH",
+        "",
+        {
+            "page": {
+                "name": "Acme status",
+                "headline": "All about Acme",
+                "page_description": "Where Acme says how it is",
+                "support_url": "https://acme.example/support",
+                "time_zone": "Europe/Berlin",
+                "css_greens": "#00aa00",
+                "css_reds": "#aa0000",
+                "branding": "premium",
+                "notifications_email_footer": "Sent by Acme",
+            }
+        },
+    )
+    page.send(
+        "PATCH",
+        "/status_embed_config",
+        {"status_embed_config": {"position": "top-left", "incident_text_color": "#000000"}},
+    )
+    # Subscribed first: the incidents below fail on it until it is quarantined.
+    page.send(
+        "POST", "/subscribers", {"subscriber": {"endpoint": failing_endpoint, "email": "q@x.io"}}
+    )
+    api = page.send("POST", "/components", {"component": {"name": "API", "description": "v1"}})
+    web = page.send("POST", "/components", {"component": {"name": "Web"}})
+    dns = page.send("POST", "/components", {"component": {"name": "DNS", "showcase": False}})
+    page.send(
+        "POST",
+        "/component-groups",
+        {"component_group": {"name": "Core", "components": [api["id"], web["id"]]}},
+    )
+    page.send("PATCH", f"/components/{dns['id']}", {"component": {"status": "partial_outage"}})
+    outage = page.send(
+        "POST",
+        "/incidents",
+        {
+            "incident": {
+                "name": "API errors",
+                "body": "Looking",
+                "components": {api["id"]: "major_outage"},
+                "component_ids": [api["id"]],
+                "impact_override": "critical",
+                "metadata": {"jira": {"issue": "OPS-1"}},
+            }
+        },
+    )
+    for status, body in (("identified", "Found it"), ("monitoring", "Fixed"), ("resolved", "Ok")):
+        page.send(
+            "PATCH",
+            f"/incidents/{outage['id']}",
+            {
+                "incident": {
+                    "status": status,
+                    "body": body,
+                    "components": {api["id"]: "operational"},
+                }
+            },
+        )
+    page.send("PUT", f"/incidents/{outage['id']}/postmortem", {"postmortem": {"body": "Why"}})
+    page.send("PUT", f"/incidents/{outage['id']}/postmortem/publish", {"postmortem": {}})
+    page.send(
+        "POST",
+        "/incidents",
+        {
+            "incident": {
+                "name": "Database upgrade",
+                "status": "scheduled",
+                "body": "Planned",
+                "scheduled_for": at(3),
+                "scheduled_until": at(3.1),
+                "scheduled_remind_prior": True,
+                "scheduled_auto_in_progress": True,
+                "scheduled_auto_completed": True,
+                "auto_transition_to_maintenance_state": False,
+                "auto_transition_deliver_notifications_at_end": False,
+                "component_ids": [web["id"]],
+            }
+        },
+    )
+    open_incident = page.send(
+        "POST",
+        "/incidents",
+        {"incident": {"name": "Slow web", "body": "Slow", "status": "identified"}},
+    )
+    page.send(
+        "POST",
+        "/incident_templates",
+        {
+            "template": {
+                "name": "Outage",
+                "title": "Outage of API",
+                "body": "We are on it",
+                "update_status": "investigating",
+                "component_ids": [api["id"]],
+            }
+        },
+    )
+    page.send("POST", "/subscribers", {"subscriber": {"email": "waiting@x.io"}})  # unconfirmed
+    page.send(
+        "POST",
+        "/subscribers",
+        {"subscriber": {"phone_country": "US", "phone_number": "4155550100"}},
+    )
+    page.send(
+        "POST",
+        "/subscribers",
+        {
+            "subscriber": {
+                "email": "dns@x.io",
+                "component_ids": [dns["id"]],
+                "skip_confirmation_notification": True,
+            }
+        },
+    )
+    page.send(
+        "POST",
+        f"/incidents/{open_incident['id']}/subscribers",
+        {"subscriber": {"email": "one@x.io", "skip_confirmation_notification": True}},
+    )
+    for number in range(SUBSCRIBERS):
+        page.send(
+            "POST",
+            "/subscribers",
+            {"subscriber": {"email": f"p{number}@x.io", "skip_confirmation_notification": True}},
+        )
+
+
+def importer(page_from: Page, page_into: Page, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "chalicelib.admin",
+            "import",
+            "--from-url",
+            page_from.stack.url,
+            "--from-key",
+            page_from.key,
+            "--page",
+            page_from.id,
+            "--organization",
+            page_into.organization_id,
+            "--into",
+            page_into.id,
+            "--rate",
+            "50",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=page_into.stack.environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def run_import(page_from: Page, page_into: Page, *extra: str) -> tuple[int, str, str]:
+    process = importer(page_from, page_into, *extra)
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+# Fields that name where a page is served, not what it says.
+SERVED_AT = {"id", "subdomain", "domain", "created_at", "updated_at", "url"}
+
+
+def id_map(source: dict, copy: dict, source_page: Page, copy_page: Page) -> dict[str, str]:
+    """Source ids and ours, paired by what each thing is called."""
+    pairs = {source_page.id: copy_page.id}
+
+    def pair(items_from, items_to, name):
+        ours = {name(item): item for item in items_to}
+        for item in items_from:
+            twin = ours[name(item)]
+            pairs[item["id"]] = twin["id"]
+            if "incident_updates" in item:
+                for one, other in zip(
+                    item["incident_updates"], twin["incident_updates"], strict=True
+                ):
+                    pairs[one["id"]] = other["id"]
+
+    pair(source["components"], copy["components"], lambda item: item["name"])
+    pair(source["incidents"], copy["incidents"], lambda item: item["name"])
+    pair(source["incident_templates"], copy["incident_templates"], lambda item: item["name"])
+    pair(
+        source["subscribers"],
+        copy["subscribers"],
+        lambda item: (item["mode"], item["email"], item["endpoint"], item["phone_number"]),
+    )
+    return pairs
+
+
+def mapped(value, pairs: dict[str, str]):
+    """`value` with every source id replaced by ours, and what names a host left out."""
+    if isinstance(value, dict):
+        return {
+            key: mapped(item, pairs)
+            for key, item in value.items()
+            if key not in ("shortlink", "automation_email")
+        }
+    if isinstance(value, list):
+        return [mapped(item, pairs) for item in value]
+    return pairs.get(value, value) if isinstance(value, str) else value
+
+
+def assert_same(source_page: Page, copy_page: Page) -> dict:
+    source, copy = source_page.everything(), copy_page.everything()
+    for side in (source, copy):
+        for name in SERVED_AT:
+            side["page"].pop(name, None)
+    pairs = id_map(source, copy, source_page, copy_page)
+    expected = mapped(source, pairs)
+    for kind in expected:
+        assert mapped(copy[kind], {}) == expected[kind], kind
+    return copy
+
+
+def test_a_page_is_imported_whole_again_without_change_and_resumed(source, target):
+    page_from = Page(source)
+    with WebhookSink(status=503) as failing:
+        fill(page_from, failing.url)
+        # The incidents above reach the failing webhook, which ends quarantined.
+        quarantined = lambda: page_from.get("/subscribers", state="quarantined")  # noqa: E731
+        assert wait_for(quarantined, timeout=45)
+
+    page_into = Page(target)
+    code, out, err = run_import(page_from, page_into, "--dry-run")
+    assert code == 0, err
+    assert '"incidents": 3' in out and f'"subscribers": {SUBSCRIBERS + 5}' in out
+    assert page_into.get("/components") == []  # a dry run writes nothing
+
+    code, out, err = run_import(page_from, page_into)
+    assert code == 0, err
+    assert "about" in err and "read incidents: 3" in err
+    assert page_from.key not in out + err
+    first = assert_same(page_from, page_into)
+    incident = next(i for i in first["incidents"] if i["name"] == "API errors")
+    assert [u["body"] for u in incident["incident_updates"]] == [
+        "Ok",
+        "Fixed",
+        "Found it",
+        "Looking",
+    ]
+    assert incident["status"] == "postmortem" and incident["postmortem_body"] == "Why"
+
+    before = page_into.everything()
+    code, out, err = run_import(page_from, page_into)
+    assert code == 0, err
+    assert '"written": 0' in out and '"written": 1' not in out
+    assert page_into.everything() == before
+
+    # Killed while writing, then run again: the same page as an uninterrupted import.
+    resumed = Page(target)
+    process = importer(page_from, resumed)
+    for line in process.stderr:
+        if line.startswith("writing"):
+            time.sleep(0.4)
+            process.send_signal(signal.SIGKILL)
+            break
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    code, out, err = run_import(page_from, resumed)
+    assert code == 0, err
+    assert_same(page_from, resumed)
+
+
+class HtmlSite:
+    """A web site that answers every GET with a page of HTML: not a Statuspage API."""
+
+    def __enter__(self) -> "HtmlSite":
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"<html><body>Welcome</body></html>"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_bad_input_is_refused_clearly(source, target):
+    page_from, page_into = Page(source), Page(target)
+    stranger = Page(target)
+
+    def refused(*arguments: str) -> str:
+        process = subprocess.run(
+            [sys.executable, "-m", "chalicelib.admin", "import", *arguments],
+            cwd=ROOT,
+            env=target.environment,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert process.returncode != 0
+        return process.stderr
+
+    common = ["--organization", page_into.organization_id, "--rate", "50"]
+    url, page = ["--from-url", source.url], ["--page", page_from.id]
+    assert "refused the key" in refused(*url, "--from-key", "nope", *page, *common)
+    wrong_page = ["--page", "missing"]
+    assert "not found" in refused(*url, "--from-key", page_from.key, *wrong_page, *common)
+    with HtmlSite() as site:
+        html = ["--from-url", site.url]
+        assert "Statuspage" in refused(*html, "--from-key", page_from.key, *page, *common)
+    other = ["--into", stranger.id]
+    assert "another organization" in refused(
+        *url, "--from-key", page_from.key, *page, *common, *other
+    )
