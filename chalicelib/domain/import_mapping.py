@@ -87,13 +87,14 @@ def put(
     build: Callable[[str], Built],
     new_target: Callable[[str], str],
     *,
+    known: str | None = None,
     public: bool = True,
 ) -> tuple[str, bool]:
     """Write the thing `source_id` of `scope` as `build(our id)` makes it; our id is the
     mapped one or `new_target(seed)`, which gives the same id for the same seed, so the
     items of a thing killed between two transactions are found again. Whether anything was
-    written."""
-    known = target_of(scope, source_id)
+    written. `known`: our id when the caller has the mapping at hand already."""
+    known = known or target_of(scope, source_id)
     target_id = known or new_target(f"{scope}#{source_id}")
 
     def change(work: Work) -> bool:

@@ -35,9 +35,11 @@ class Progress:
     def start_writing(self) -> None:
         self._writing_started = time.monotonic()
         total = sum(self.read.values())
-        self.say(f"writing {total} items")
+        self.say(f"writing {total} items into our page")
 
     def item(self, kind: str, written: bool) -> None:
+        if kind not in self.done:
+            self.say(f"writing {kind}: {self.read.get(kind, 0)}")
         self.done[kind] = self.done.get(kind, 0) + 1
         if written:
             self.written[kind] = self.written.get(kind, 0) + 1

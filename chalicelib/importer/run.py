@@ -152,6 +152,7 @@ def _write_each(
                 source["id"],
                 lambda target, source=source: build(source, target),
                 imported.new_id_for(source),
+                known=id_map.get(source["id"]),
                 public=public,
             )
         except errors.Conflict:

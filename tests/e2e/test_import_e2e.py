@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +16,7 @@ from tests.e2e.stack import ROOT, LocalStack, wait_for
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
-SUBSCRIBERS = 40
+SUBSCRIBERS = 15
 
 
 @pytest.fixture(scope="module")
@@ -332,16 +331,18 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
     assert '"written": 0' in out and '"written": 1' not in out
     assert page_into.everything() == before
 
-    # Killed while writing, then run again: the same page as an uninterrupted import.
+    # Killed once the components and incidents are written and the subscribers are not
+    # yet, then run again: the same page as an uninterrupted import.
     resumed = Page(target)
     process = importer(page_from, resumed)
     for line in process.stderr:
-        if line.startswith("writing"):
-            time.sleep(0.4)
+        if line.startswith("writing subscribers"):
             process.send_signal(signal.SIGKILL)
             break
     process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
+    assert len(resumed.get("/incidents")) == 3
+    assert len(resumed.get("/subscribers", state="all")) < SUBSCRIBERS
     code, out, err = run_import(page_from, resumed)
     assert code == 0, err
     assert_same(page_from, resumed)
