@@ -12,12 +12,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from chalicelib import clock, ids
-from chalicelib.domain import components, incidents, subscriber_listing
+from chalicelib.domain import components, incidents, metrics_providers, subscriber_listing
 from chalicelib.domain import incident_states as states
 from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.domain.import_mapping import Built
 from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentRecord, IncidentTemplate, incident_key, update_key
+from chalicelib.store.metrics import Metric
 from chalicelib.store.subscribers import Subscriber
 
 COMPONENT_STATUSES = (
@@ -282,3 +283,32 @@ def page_fields(source: dict, writable: set[str]) -> dict:
         for name, value in source.items()
         if name in writable and name not in ("subdomain", "domain") and value is not None
     }
+
+
+def metric(page_id: str, source: dict, target_id: str) -> Built:
+    """A custom metric (the source's own provider's), under this page's own provider. Its
+    data points are not in the v1 API to read, so it starts without any: when data last
+    came is left unset rather than naming points that are not here."""
+    created = moment(source.get("created_at")) or clock.now()
+    return Built(
+        [
+            Metric(
+                page_id,
+                target_id,
+                metrics_provider_id=metrics_providers.self_provider_id(page_id),
+                metric_identifier=source.get("metric_identifier"),
+                name=source.get("name") or "",
+                display=bool(source.get("display")),
+                tooltip_description=source.get("tooltip_description"),
+                backfilled=bool(source.get("backfilled")),
+                backfill_percentage=source.get("backfill_percentage") or 0,
+                y_axis_min=source.get("y_axis_min"),
+                y_axis_max=source.get("y_axis_max"),
+                y_axis_hidden=bool(source.get("y_axis_hidden")),
+                suffix=source.get("suffix") or "",
+                decimal_places=int(source.get("decimal_places") or 0),
+                created_at=created,
+                updated_at=moment(source.get("updated_at")) or created,
+            )
+        ]
+    )

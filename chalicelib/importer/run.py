@@ -26,7 +26,10 @@ WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
     "transactional_logo_url",
 }
 # Written in this order; each list is read in it too.
-KINDS = ("components", "incident_templates", "incidents", "subscribers")
+KINDS = ("components", "incident_templates", "incidents", "subscribers", "metrics")
+# The provider type of a page's own (custom) metrics; metrics of other providers read
+# third-party services with credentials the v1 API does not give out.
+SELF_PROVIDER = "Self"
 
 
 class ImportRefused(Exception):
@@ -57,6 +60,7 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
         "incident_templates": list(source.pages(base + "/incident_templates")),
         "incidents": list(source.pages(base + "/incidents")),
         "subscribers": list(source.pages(base + "/subscribers", "subscribers", state="all")),
+        "metrics": _custom_metrics(source, base, progress),
     }
     for kind in KINDS:
         if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
@@ -64,6 +68,16 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
         progress.has_read(kind, len(found[kind]))
     progress.say(f"{source.requests} requests to the source")
     return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
+
+
+def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]:
+    providers = list(source.pages(base + "/metrics_providers"))
+    own = {p.get("id") for p in providers if isinstance(p, dict) and p.get("type") == SELF_PROVIDER}
+    found = list(source.pages(base + "/metrics"))
+    custom = [m for m in found if isinstance(m, dict) and m.get("metrics_provider_id") in own]
+    if len(custom) < len(found):
+        progress.say(f"metrics: {len(found) - len(custom)} of other providers skipped")
+    return custom
 
 
 def _target(request: Request) -> Page | None:
@@ -206,6 +220,13 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         lambda source, target: imported.subscriber(page.id, source, target, components, incidents),
         progress,
         public=False,
+    )
+    _write_each(
+        page.id,
+        "metrics",
+        found["metrics"],
+        lambda source, target: imported.metric(page.id, source, target),
+        progress,
     )
     progress.say(progress.line())
     return {"page_id": page.id, "imported": progress.summary()}
