@@ -5,14 +5,13 @@ writes into the other, and the two are compared through their APIs, field by fie
 import signal
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from tests.e2e.stack import ROOT, LocalStack, wait_for
+from tests.summary_source import SummarySource
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
@@ -364,32 +363,6 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
     assert_same(page_from, resumed)
 
 
-class HtmlSite:
-    """A web site that answers every GET with a page of HTML: not a Statuspage API."""
-
-    def __enter__(self) -> "HtmlSite":
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                body = b"<html><body>Welcome</body></html>"
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def test_bad_input_is_refused_clearly(source, target):
     page_from, page_into = Page(source), Page(target)
     stranger = Page(target)
@@ -411,8 +384,9 @@ def test_bad_input_is_refused_clearly(source, target):
     assert "refused the key" in refused(*url, "--from-key", "nope", *page, *common)
     wrong_page = ["--page", "missing"]
     assert "not found" in refused(*url, "--from-key", page_from.key, *wrong_page, *common)
-    with HtmlSite() as site:
-        html = ["--from-url", site.url]
+    with SummarySource() as site:
+        site.raw = b"<html><body>Welcome</body></html>"  # a web site, not an API
+        html = ["--from-url", site.url.split("/api/")[0]]
         assert "Statuspage" in refused(*html, "--from-key", page_from.key, *page, *common)
     other = ["--into", stranger.id]
     assert "another organization" in refused(
