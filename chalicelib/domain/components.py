@@ -34,6 +34,10 @@ STATUSES = frozenset(
 COMPONENT_UPDATE_EVENT = "component_update"
 T = TypeVar("T")
 
+# Every component is on the public page and in its one snapshot item, and every write of
+# components reads them all (their order): a page of thousands would be neither.
+MAX_COMPONENTS_PER_PAGE = 500
+
 
 def in_page_order(records: list[Component]) -> list[Component]:
     return sorted(records, key=lambda record: (record.position, record.created_at))
@@ -162,6 +166,10 @@ class Edit:
 
     def add(self, record: Component, position: int | None = None) -> None:
         """A new component or group, last in the page unless `position` says otherwise."""
+        if len(self.records) >= MAX_COMPONENTS_PER_PAGE:
+            raise errors.invalid(
+                "components", f"a page has at most {MAX_COMPONENTS_PER_PAGE} (groups included)"
+            )
         record.position = self.records[-1].position + 1 if self.records else 1
         self.records.append(record)
         self.touch(record)

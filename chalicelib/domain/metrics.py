@@ -18,6 +18,9 @@ from chalicelib.store.metrics import Metric, MetricPoint
 INTERVAL_SECONDS = 30
 BACKFILL = timedelta(days=28)
 
+# The public page charts the displayed ones and reads them all (one Query) when rebuilt.
+MAX_METRICS_PER_PAGE = 100
+
 
 def metrics_of(
     page_id: str, provider_id: str | None = None, *, consistent: bool = False
@@ -65,6 +68,8 @@ def create_metric(page_id: str, provider_id: str, fields: schemas.MetricCreateFi
         updated_at=moment,
     )
     _apply(metric, fields)
+    if len(metrics_of(page_id)) >= MAX_METRICS_PER_PAGE:
+        raise errors.invalid("metric", f"a page has at most {MAX_METRICS_PER_PAGE} metrics")
 
     def change(work: Work) -> Metric:
         work.save(metric)

@@ -46,6 +46,8 @@ FIRST_READ = 50
 # first stored: data written before has none until `index_recipients` makes them (the local
 # stack does at start; on AWS the admin CLI).
 RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v2")
+# Not unsubscribed ones; a bound on what a page's notification costs (and on sign-up spam).
+MAX_SUBSCRIBERS_PER_PAGE = 250_000
 # Which page setting allows which kind, and the field a refusal names.
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
@@ -127,6 +129,10 @@ def create(
     anyone could type anyone's address."""
     profile = pages.profile_of(page)
     kind = _kind(fields)
+    if sum(count_by_kind(page.id, state="all", text=None).values()) >= MAX_SUBSCRIBERS_PER_PAGE:
+        raise errors.invalid(
+            "subscriber", f"a page has at most {MAX_SUBSCRIBERS_PER_PAGE} subscribers"
+        )
     _check_allowed(profile, kind, incident_id)
     if profile.get("viewers_must_be_team_members") and not fields.page_access_user:
         raise errors.invalid("page_access_user", "is required on an access-controlled page")

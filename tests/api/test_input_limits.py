@@ -105,3 +105,32 @@ def test_metadata_over_its_size_is_422_before_anything_is_stored(world):
         "metadata": [f"is larger than {MAX_METADATA_BYTES} bytes as JSON"]
     }
     assert incident_count(world) == 0
+
+
+def test_components_metrics_and_subscribers_per_page_are_bounded(world, monkeypatch):
+    from chalicelib.domain import components, metrics, subscribers
+
+    monkeypatch.setattr(components, "MAX_COMPONENTS_PER_PAGE", 2)
+    monkeypatch.setattr(metrics, "MAX_METRICS_PER_PAGE", 1)
+    monkeypatch.setattr(subscribers, "MAX_SUBSCRIBERS_PER_PAGE", 1)
+    base = f"/v1/pages/{world.page_id}"
+    for name in ("API", "Web"):
+        assert world.api.post(f"{base}/components", {"component": {"name": name}}).status == 201
+    third = world.api.post(f"{base}/components.json", {"component": {"name": "Jobs"}})
+    assert third.status == 422
+    assert third.json["errors"] == {"components": ["a page has at most 2 (groups included)"]}
+    group = world.api.post(f"{base}/component-groups", {"component_group": {"name": "G"}})
+    assert group.status == 422
+
+    provider = world.api.get(f"{base}/metrics_providers").json[0]["id"]
+    path = f"{base}/metrics_providers/{provider}/metrics"
+    assert world.api.post(path, {"metric": {"name": "Latency"}}).status == 201
+    over = world.api.post(path, {"metric": {"name": "Errors"}})
+    assert over.status == 422
+    assert over.json["errors"] == {"metric": ["a page has at most 1 metrics"]}
+
+    body = {"subscriber": {"email": "a@example.com"}}
+    assert world.api.post(f"{base}/subscribers", body).status == 201
+    over = world.api.post(f"{base}/subscribers", {"subscriber": {"email": "b@example.com"}})
+    assert over.status == 422
+    assert over.json["errors"] == {"subscriber": ["a page has at most 1 subscribers"]}
