@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from chalicelib import schemas
-from chalicelib.domain import errors, import_mapping, imported, pages
+from chalicelib.domain import (
+    components,
+    errors,
+    import_mapping,
+    imported,
+    metrics,
+    pages,
+    subscribers,
+)
 from chalicelib.importer.progress import Progress
 from chalicelib.importer.source import Source, SourceError
 from chalicelib.store.models import Organization, Page
@@ -78,6 +86,19 @@ def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]
     if len(custom) < len(found):
         progress.say(f"metrics: {len(found) - len(custom)} of other providers skipped")
     return custom
+
+
+def _check_limits(found: dict) -> None:
+    """A page here holds at most so many components, metrics and subscribers; a source page
+    above one is refused before anything is written rather than imported in part."""
+    listed = [s for s in found["subscribers"] if s.get("state") != subscribers.UNSUBSCRIBED]
+    for kind, number, limit in (
+        ("components", len(found["components"]), components.MAX_COMPONENTS_PER_PAGE),
+        ("metrics", len(found["metrics"]), metrics.MAX_METRICS_PER_PAGE),
+        ("subscribers", len(listed), subscribers.MAX_SUBSCRIBERS_PER_PAGE),
+    ):
+        if number > limit:
+            raise ImportRefused(f"the source page has {number} {kind}; a page here, {limit}")
 
 
 def _target(request: Request) -> Page | None:
@@ -183,41 +204,44 @@ def run(request: Request, progress: Progress | None = None) -> dict:
     page = _target(request)
     source = Source(request.from_url, request.from_key, request.rate)
     found = _read(source, request.source_page_id, progress)
+    _check_limits(found)
     if request.dry_run:
         return {"dry_run": True, "would_import": dict(progress.read)}
     progress.start_writing()
     page = _write_page(request, page, found["page"], progress)
     _write_embed(page, found["status_embed_config"], progress)
-    components = import_mapping.mapped(import_mapping.scope_of(page.id, "components"))
+    component_ids = import_mapping.mapped(import_mapping.scope_of(page.id, "components"))
     _write_each(
         page.id,
         "components",
         # Groups first: a component names its group by our id.
         sorted(found["components"], key=lambda item: not item.get("group")),
-        lambda source, target: imported.component(page.id, source, target, components),
+        lambda source, target: imported.component(page.id, source, target, component_ids),
         progress,
-        id_map=components,
+        id_map=component_ids,
     )
     _write_each(
         page.id,
         "incident_templates",
         found["incident_templates"],
-        lambda source, target: imported.template(page.id, source, target, components),
+        lambda source, target: imported.template(page.id, source, target, component_ids),
         progress,
         public=False,
     )
-    incidents = _write_each(
+    incident_ids = _write_each(
         page.id,
         "incidents",
         found["incidents"],
-        lambda source, target: imported.incident(page.id, source, target, components),
+        lambda source, target: imported.incident(page.id, source, target, component_ids),
         progress,
     )
     _write_each(
         page.id,
         "subscribers",
         found["subscribers"],
-        lambda source, target: imported.subscriber(page.id, source, target, components, incidents),
+        lambda source, target: imported.subscriber(
+            page.id, source, target, component_ids, incident_ids
+        ),
         progress,
         public=False,
     )
