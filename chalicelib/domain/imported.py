@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from chalicelib import clock, ids
+from chalicelib import clock, ids, schemas
 from chalicelib.domain import components, incidents, metrics_providers, subscriber_listing
 from chalicelib.domain import incident_states as states
 from chalicelib.domain import subscribers as subscriber_rules
@@ -311,4 +311,34 @@ def metric(page_id: str, source: dict, target_id: str) -> Built:
                 updated_at=moment(source.get("updated_at")) or created,
             )
         ]
+    )
+
+
+def stamps(source: dict) -> tuple[datetime, datetime]:
+    """The source's (created_at, updated_at)."""
+    created = moment(source.get("created_at")) or clock.now()
+    return created, moment(source.get("updated_at")) or created
+
+
+def _granted(source: dict, grants: dict[str, dict[str, str]], field: str) -> list[str]:
+    return _mapped_ids(source.get(field), grants[field])
+
+
+def access_group_fields(source: dict, grants: dict) -> schemas.PageAccessGroupCreateFields:
+    """A page access group's own fields and grants (its users are set from their side)."""
+    return schemas.PageAccessGroupCreateFields(
+        name=source.get("name") or "",
+        external_identifier=source.get("external_identifier"),
+        component_ids=_granted(source, grants, "component_ids"),
+        metric_ids=_granted(source, grants, "metric_ids"),
+    )
+
+
+def access_user_fields(source: dict, grants: dict) -> schemas.PageAccessUserFields:
+    return schemas.PageAccessUserFields(
+        email=source.get("email"),
+        external_login=source.get("external_login"),
+        page_access_group_ids=_granted(source, grants, "page_access_group_ids"),
+        component_ids=_granted(source, grants, "component_ids"),
+        metric_ids=_granted(source, grants, "metric_ids"),
     )

@@ -19,12 +19,14 @@ from chalicelib.domain import (
     import_mapping,
     imported,
     metrics,
+    page_access,
     pages,
     subscribers,
 )
 from chalicelib.importer.progress import Progress
 from chalicelib.importer.source import Source, SourceError
 from chalicelib.store.models import Organization, Page
+from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
 # Page fields the source's page is copied into (the archived image URLs are not fields of a
 # page the API reads back).
@@ -34,7 +36,15 @@ WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
     "transactional_logo_url",
 }
 # Written in this order; each list is read in it too.
-KINDS = ("components", "incident_templates", "incidents", "subscribers", "metrics")
+KINDS = (
+    "components",
+    "incident_templates",
+    "incidents",
+    "subscribers",
+    "metrics",
+    "page_access_groups",
+    "page_access_users",
+)
 # The provider type of a page's own (custom) metrics; metrics of other providers read
 # third-party services with credentials the v1 API does not give out.
 SELF_PROVIDER = "Self"
@@ -69,6 +79,8 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
         "incidents": list(source.pages(base + "/incidents")),
         "subscribers": list(source.pages(base + "/subscribers", "subscribers", state="all")),
         "metrics": _custom_metrics(source, base, progress),
+        "page_access_groups": list(source.pages(base + "/page_access_groups")),
+        "page_access_users": _access_users(source, base),
     }
     for kind in KINDS:
         if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
@@ -86,6 +98,59 @@ def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]
     if len(custom) < len(found):
         progress.say(f"metrics: {len(found) - len(custom)} of other providers skipped")
     return custom
+
+
+def _access_users(source: Source, base: str) -> list[dict]:
+    """Page access users with the components and metrics granted to them (the user itself
+    does not list them: two more lists a user)."""
+    users = list(source.pages(base + "/page_access_users"))
+    for user in users:
+        if isinstance(user, dict) and "id" in user:
+            path = f"{base}/page_access_users/{user['id']}"
+            user["component_ids"] = [c["id"] for c in source.pages(path + "/components")]
+            user["metric_ids"] = [m["id"] for m in source.pages(path + "/metrics")]
+    return users
+
+
+def _write_access(
+    page_id: str, found: dict, component_ids: dict, metric_ids: dict, progress: Progress
+) -> None:
+    """Groups, then users (who name their groups): each through the rules of page access,
+    which keep both sides of a membership and every user's view."""
+    kinds = (
+        ("page_access_groups", PageAccessGroup, imported.access_group_fields),
+        ("page_access_users", PageAccessUser, imported.access_user_fields),
+    )
+    ours: dict[str, dict[str, str]] = {}
+    stamps: dict[str, tuple] = {}
+    for kind, _model, _fields in kinds:
+        scope = import_mapping.scope_of(page_id, kind)
+        known = import_mapping.mapped(scope)
+        ours[kind] = {
+            source["id"]: known.get(source["id"])
+            or imported.new_id_for(source)(f"{scope}#{source['id']}")
+            for source in found[kind]
+        }
+        for source in found[kind]:
+            stamps[ours[kind][source["id"]]] = imported.stamps(source)
+    grants = {"component_ids": component_ids, "metric_ids": metric_ids}
+    grants["page_access_group_ids"] = ours["page_access_groups"]
+    for kind, model, fields_of in kinds:
+        scope = import_mapping.scope_of(page_id, kind)
+        known = import_mapping.mapped(scope)
+        for source in found[kind]:
+            target_id = ours[kind][source["id"]]
+            try:
+                written = page_access.import_holder(
+                    page_id, model, target_id, fields_of(source, grants), stamps
+                )
+            except errors.DomainError as error:
+                progress.say(f"{kind} {source['id']} skipped: {error}")
+                progress.item(kind, False)
+                continue
+            if source["id"] not in known:
+                import_mapping.remember(scope, source["id"], target_id)
+            progress.item(kind, written)
 
 
 def _check_limits(found: dict) -> None:
@@ -245,12 +310,13 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         progress,
         public=False,
     )
-    _write_each(
+    metric_ids = _write_each(
         page.id,
         "metrics",
         found["metrics"],
         lambda source, target: imported.metric(page.id, source, target),
         progress,
     )
+    _write_access(page.id, found, component_ids, metric_ids, progress)
     progress.say(progress.line())
     return {"page_id": page.id, "imported": progress.summary()}

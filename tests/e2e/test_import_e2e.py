@@ -70,6 +70,12 @@ class Page:
             "histogram": self.get("/subscribers/histogram_by_state"),
             "metrics_providers": self.get("/metrics_providers"),
             "metrics": self.get("/metrics"),
+            "page_access_groups": self.get("/page_access_groups"),
+            "page_access_users": self.get("/page_access_users"),
+            "granted": [
+                self.get(f"/page_access_users/{user['id']}/components")
+                for user in self.get("/page_access_users")
+            ],
         }
 
 
@@ -210,6 +216,16 @@ def fill(page: Page, failing_endpoint: str) -> None:
     for minutes in (90, 60, 30):
         point = {"data": {"timestamp": now - minutes * 60, "value": minutes}}
         page.send("POST", f"/metrics/{latency['id']}/data", point)
+    team = page.send(
+        "POST",
+        "/page_access_groups",
+        {"page_access_group": {"name": "Team", "component_ids": [web["id"]]}},
+    )
+    for email, extra in (
+        ("ann@x.io", {"page_access_group_ids": [team["id"]], "component_ids": [dns["id"]]}),
+        ("bob@x.io", {"metric_ids": [latency["id"]]}),
+    ):
+        page.send("POST", "/page_access_users", {"page_access_user": {"email": email, **extra}})
     for number in range(SUBSCRIBERS):
         page.send(
             "POST",
@@ -276,6 +292,8 @@ def id_map(source: dict, copy: dict, source_page: Page, copy_page: Page) -> dict
     pair(source["incidents"], copy["incidents"], lambda item: item["name"])
     pair(source["metrics_providers"], copy["metrics_providers"], lambda item: item["type"])
     pair(source["metrics"], copy["metrics"], lambda item: item["name"])
+    pair(source["page_access_groups"], copy["page_access_groups"], lambda item: item["name"])
+    pair(source["page_access_users"], copy["page_access_users"], lambda item: item["email"])
     pair(source["incident_templates"], copy["incident_templates"], lambda item: item["name"])
     pair(
         source["subscribers"],
