@@ -18,6 +18,7 @@ from chalicelib.domain import (
     errors,
     import_mapping,
     imported,
+    incident_states,
     metrics,
     page_access,
     pages,
@@ -35,16 +36,7 @@ WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
     "hero_cover_url",
     "transactional_logo_url",
 }
-# Written in this order; each list is read in it too.
-KINDS = (
-    "components",
-    "incident_templates",
-    "incidents",
-    "subscribers",
-    "metrics",
-    "page_access_groups",
-    "page_access_users",
-)
+CLOSED_STATUSES = (*incident_states.CLOSED, incident_states.POSTMORTEM_STATUS)
 # The provider type of a page's own (custom) metrics; metrics of other providers read
 # third-party services with credentials the v1 API does not give out.
 SELF_PROVIDER = "Self"
@@ -73,19 +65,25 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
     progress.has_read("page", 1)
     embed = source.get(base + "/status_embed_config")
     progress.has_read("status_embed_config", 1)
-    found = {
-        "components": list(source.pages(base + "/components")),
-        "incident_templates": list(source.pages(base + "/incident_templates")),
-        "incidents": list(source.pages(base + "/incidents")),
-        "subscribers": list(source.pages(base + "/subscribers", "subscribers", state="all")),
-        "metrics": _custom_metrics(source, base, progress),
-        "page_access_groups": list(source.pages(base + "/page_access_groups")),
-        "page_access_users": _access_users(source, base),
+    lists = {
+        "components": lambda: source.pages(base + "/components"),
+        "incident_templates": lambda: source.pages(base + "/incident_templates"),
+        "incidents": lambda: source.pages(base + "/incidents"),
+        "subscribers": lambda: source.pages(base + "/subscribers", "subscribers", state="all"),
+        "metrics": lambda: _custom_metrics(source, base, progress),
+        "page_access_groups": lambda: source.pages(base + "/page_access_groups"),
+        "page_access_users": lambda: _access_users(source, base),
     }
-    for kind in KINDS:
+    found = {}
+    for kind, read in lists.items():
+        found[kind] = list(read())
         if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
             raise SourceError(f"{base}/{kind}: unexpected items: not a Statuspage v1 API?")
         progress.has_read(kind, len(found[kind]))
+    more = _open_incident_subscribers(source, base, found)
+    if more:
+        found["subscribers"] += more
+        progress.has_read("subscribers", len(found["subscribers"]))
     progress.say(f"{source.requests} requests to the source")
     return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
 
@@ -98,6 +96,23 @@ def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]
     if len(custom) < len(found):
         progress.say(f"metrics: {len(found) - len(custom)} of other providers skipped")
     return custom
+
+
+def _open_incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
+    """Subscribers of one incident that the page's list left out (Statuspage lists them
+    under their incident): those of open incidents only, as a closed incident tells its
+    subscribers nothing more, and a source of years of incidents would cost a request each."""
+    seen = {subscriber.get("id") for subscriber in found["subscribers"]}
+    more = []
+    for incident in found["incidents"]:
+        if incident.get("status") in CLOSED_STATUSES:
+            continue
+        path = f"{base}/incidents/{incident['id']}/subscribers"
+        for subscriber in source.pages(path, "subscribers", state="all"):
+            if isinstance(subscriber, dict) and subscriber.get("id") not in seen:
+                seen.add(subscriber.get("id"))
+                more.append({**subscriber, "incident_id": incident["id"]})
+    return more
 
 
 def _access_users(source: Source, base: str) -> list[dict]:
