@@ -382,11 +382,11 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
 
 
 def test_bad_input_is_refused_clearly(source, target):
-    page_from, page_into = Page(source), Page(target)
-    stranger = Page(target)
+    with ThreadPoolExecutor(3) as making:
+        page_from, page_into, stranger = making.map(Page, (source, target, target))
 
-    def refused(*arguments: str) -> str:
-        process = subprocess.run(
+    def refused(arguments: list[str]) -> subprocess.CompletedProcess:
+        return subprocess.run(
             [sys.executable, "-m", "chalicelib.admin", "import", *arguments],
             cwd=ROOT,
             env=target.environment,
@@ -394,19 +394,20 @@ def test_bad_input_is_refused_clearly(source, target):
             text=True,
             timeout=60,
         )
-        assert process.returncode != 0
-        return process.stderr
 
     common = ["--organization", page_into.organization_id, "--rate", "50"]
-    url, page = ["--from-url", source.url], ["--page", page_from.id]
-    assert "refused the key" in refused(*url, "--from-key", "nope", *page, *common)
-    wrong_page = ["--page", "missing"]
-    assert "not found" in refused(*url, "--from-key", page_from.key, *wrong_page, *common)
+    url, page, key = ["--from-url", source.url], ["--page", page_from.id], page_from.key
     with SummarySource() as site:
         site.raw = b"<html><body>Welcome</body></html>"  # a web site, not an API
-        html = ["--from-url", site.url.split("/api/")[0]]
-        assert "Statuspage" in refused(*html, "--from-key", page_from.key, *page, *common)
-    other = ["--into", stranger.id]
-    assert "another organization" in refused(
-        *url, "--from-key", page_from.key, *page, *common, *other
-    )
+        cases = {
+            "refused the key": [*url, "--from-key", "nope", *page, *common],
+            "not found": [*url, "--from-key", key, "--page", "missing", *common],
+            "Statuspage": ["--from-url", site.url.split("/api/")[0], "--from-key", key, *page],
+            "another organization": [*url, "--from-key", key, *page, "--into", stranger.id],
+        }
+        cases["Statuspage"] += common
+        cases["another organization"] += common
+        with ThreadPoolExecutor(2) as running:
+            answers = dict(zip(cases, running.map(refused, cases.values()), strict=True))
+    for said, answer in answers.items():
+        assert answer.returncode == 1 and said in answer.stderr, (said, answer.stderr)
