@@ -23,15 +23,18 @@ from chalicelib.api import (
 from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
 from chalicelib.domain import metrics, unit_of_work
+from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
-from chalicelib.notify import deliver, fanout, outbox, queues
+from chalicelib.notify import confirmation, deliver, fanout, outbox, queues
 from chalicelib.public import routes as public_routes
 from chalicelib.public import sign_in as public_sign_in
 from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue.
 unit_of_work.after_commit(outbox.publish_committed)
+# A new subscriber's confirmation link: the rules say when, the notifiers send it.
+subscriber_rules.send_confirmations_with(confirmation.send)
 
 app = Chalice(app_name="statuspage")
 for blueprint_module in (

@@ -55,7 +55,10 @@ DYNAMODB_ACTIONS = [
 QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatch is SendMessage
 # What Lambda's event source mapping needs to poll a queue for a function.
 QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
-EMAIL_ACTIONS = ["ses:SendEmail"]  # chalicelib/notify/email.py; SendRawEmail is not used
+# chalicelib/notify/email.py: raw MIME (for the List-Unsubscribe headers), and which identities
+# are verified (once per cold start), to send from a page's own address.
+EMAIL_ACTIONS = ["ses:SendRawEmail"]
+EMAIL_IDENTITY_ACTIONS = ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes"]
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
 
@@ -323,6 +326,13 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             "Resource": {
                 "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"
             },
+        },
+        {
+            "Sid": "EmailIdentities",
+            "Effect": "Allow",
+            "Action": EMAIL_IDENTITY_ACTIONS,
+            # Listing and reading identities have no resource-level permissions: "*" is required.
+            "Resource": "*",
         },
         {
             "Sid": "Sms",

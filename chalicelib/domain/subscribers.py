@@ -24,7 +24,7 @@ from chalicelib.domain import (
     unit_of_work,
 )
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import email, sms, webhook
+from chalicelib.notify import webhook
 from chalicelib.store.models import Claim, Page
 from chalicelib.store.subscriber_listings import SubscriberTally
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
@@ -407,29 +407,36 @@ def manage_link(subscriber: Subscriber) -> str:
 
 
 def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
+    """The subscriber a signed link names. An unsubscribe link still finds its subscriber
+    once unsubscribed: unsubscribing again answers as the first time (RFC 8058's one-click
+    POST may come twice)."""
     subscriber_id = signing.verified_subject(page_id, token, purpose)
     if subscriber_id is None:
         raise errors.NotFound()
-    return find(page_id, subscriber_id)
+    if purpose != UNSUBSCRIBE:
+        return find(page_id, subscriber_id)
+    try:
+        return Subscriber.get(page_id, subscriber_id)
+    except Subscriber.DoesNotExist:
+        raise errors.NotFound() from None
+
+
+def send_confirmations_with(sender: Callable[[Page, Subscriber], None]) -> None:
+    """How confirmation links are sent (`notify.confirmation.send`, which app.py registers):
+    the message is the notifiers' to make, and the rules import no notifier."""
+    _confirmation_senders[:] = [sender]
 
 
 def send_confirmation(page: Page, subscriber: Subscriber) -> None:
-    """The confirmation link, to the address that will hear from the page: a text message
-    for an SMS subscriber, an email for the others (a webhook's is its contact address)."""
+    """Ask an unconfirmed subscriber to open its confirmation link (`link(subscriber,
+    CONFIRM)`), at the address that will hear from the page."""
     if subscriber.state != UNCONFIRMED:
         return
-    name = pages.profile_of(page).get("name", "")
-    confirm_link = link(subscriber, CONFIRM)
-    if subscriber.kind == "sms":
-        sms.send_sms(e164(subscriber), f"[{name}] Confirm your subscription: {confirm_link}")
-        return
-    what = f"webhook notifications to {subscriber.endpoint}" if subscriber.endpoint else ""
-    email.send_email(
-        subscriber.email,
-        f"[{name}] Confirm your subscription",
-        f"Confirm that you want {what or 'notifications'} from {name}:\n\n{confirm_link}\n\n"
-        "If you did not ask for this, ignore this message.\n",
-    )
+    for sender in _confirmation_senders:
+        sender(page, subscriber)
+
+
+_confirmation_senders: list[Callable[[Page, Subscriber], None]] = []
 
 
 def recipients(

@@ -7,32 +7,68 @@ thousand subscribers reads nothing more from DynamoDB.
 import json
 from collections.abc import Callable
 
-from chalicelib import config
-from chalicelib.domain import incidents, page_status, pages
+from chalicelib import clock, config
+from chalicelib.domain import pages
 from chalicelib.domain.incidents import Incident
+from chalicelib.notify import email, email_body, sms
+from chalicelib.public import html as html_labels
 from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 from chalicelib.views.incidents import incident_out
 
 DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
+# The fields of a notification's content that each kind of recipient needs.
+CHANNELS = {
+    "email": ("subject", "sender", "text", "html", "links"),
+    "sms": ("sms",),
+    "webhook": ("webhook",),
+}
 
 
-def page_summary(page: Page, component_statuses: list[str]) -> dict:
-    records = incidents.open_records(page.id)
-    unresolved = [record for record in records if incidents.is_unresolved(record)]
-    in_maintenance = any(incidents.is_active_maintenance(record) for record in records)
-    indicator = page_status.indicator(
-        component_statuses, [record.impact or "none" for record in unresolved], in_maintenance
-    )
+def page_state(snapshot: dict) -> dict:
+    """The page's status as notifications state it, from its public snapshot (one read; the
+    snapshot is rebuilt first when a write came after it, as the event's write did)."""
     return {
-        "id": page.id,
-        "status_indicator": indicator,
-        "status_description": page_status.description(indicator),
+        "id": snapshot["page"]["id"],
+        "status_indicator": snapshot["status"]["indicator"],
+        "status_description": snapshot["status"]["description"],
     }
 
 
 def _page_link(page: Page, suffix: str = "") -> str:
     return f"{config.public_base_url()}/s/{page.subdomain or page.id}{suffix}"
+
+
+def _email(page: Page, subject: str, letter: dict, *, personal: bool = True) -> dict:
+    """The email part of a notification, rendered once: subject, sender, both bodies and the
+    markers of the reader's own links (`personal`: a subscriber's, which has them)."""
+    profile = pages.profile_of(page)
+    links = email_body.markers() if personal else {}
+    text, html = email_body.render(
+        {**letter, "personal": personal}, email_body.brand_of(profile), links
+    )
+    return {
+        "subject": subject,
+        "sender": email.sender_for(profile),
+        "text": text,
+        "html": html,
+        "links": links,
+    }
+
+
+def _affected(incident: Incident, update: IncidentRecord) -> list[dict]:
+    """The components the update changed, with their new statuses; else the incident's
+    components as they are now."""
+    if update.affected_components:
+        return [
+            {"name": c.get("name") or "", "status": c.get("new_status") or ""}
+            for c in update.affected_components
+        ]
+    return [
+        {"name": c.get("name") or "", "status": c.get("status") or ""}
+        for c in incident.record.components or []
+        if not c.get("group")
+    ]
 
 
 def incident_content(
@@ -47,14 +83,30 @@ def incident_content(
     name = pages.profile_of(page).get("name", "")
     status = update.status.replace("_", " ")
     prefix = "Reminder: " if reminder else ""
-    subject = f"[{name}] {prefix}{record.name} - {status}"
     link = _page_link(page, f"/incidents/{record.id}")
-    text = f"{prefix}{record.name}\n\n{status.capitalize()}: {update.body or ''}\n\n{link}\n"
-    sms = f"[{name}] {prefix}{record.name} - {status}: {update.body or ''}".strip()
+    what = "maintenance" if record.scheduled else "incident"
+    window = None
+    if record.scheduled and record.scheduled_for and record.scheduled_until:
+        window = [clock.iso(record.scheduled_for), clock.iso(record.scheduled_until)]
+    letter = {
+        "intro": (
+            "Reminder: this maintenance begins soon"
+            if reminder
+            else ("Scheduled maintenance" if record.scheduled else None)
+        ),
+        "title": record.name,
+        "status": update.status,
+        "impact": record.impact,
+        "window": window,
+        "body": update.body or "",
+        "components": _affected(incident, update),
+        "when": clock.iso(update.display_at or update.created_at),
+        "button": {"href": link, "text": f"View the {what}"},
+    }
+    label = html_labels.UPDATE_LABELS.get(update.status, status.capitalize())
     return {
-        "subject": subject,
-        "text": text,
-        "sms": sms,
+        **_email(page, f"[{name}] {prefix}{record.name} - {status}", letter),
+        "sms": sms.fitted(f"[{name}] {prefix}{record.name}: {label} - {update.body or ''}", link),
         "webhook": {"page": page_state, "incident": incident_out(incident).model_dump(mode="json")},
     }
 
@@ -64,12 +116,20 @@ def team_reminder_content(page: Page, record: IncidentRecord, hours: int) -> dic
     name = pages.profile_of(page).get("name", "")
     link = _page_link(page, f"/incidents/{record.id}")
     status = record.status.replace("_", " ")
+    letter = {
+        "intro": "A reminder to the team",
+        "title": f"{record.name} is still {status}",
+        "status": record.status,
+        "impact": record.impact,
+        "lines": [
+            f"It has had no update for {hours} hours. Post an update or resolve it:",
+            f"PATCH /v1/pages/{page.id}/incidents/{record.id}",
+        ],
+        "button": {"href": link, "text": "View the incident"},
+    }
     return {
-        "subject": f"[{name}] Reminder: {record.name} is still {status}",
-        "text": (
-            f"{record.name} has had no update for {hours} hours and is still {status}.\n\n"
-            f"Post an update or resolve it: PATCH /v1/pages/{page.id}/incidents/{record.id}\n\n"
-            f"{link}\n"
+        **_email(
+            page, f"[{name}] Reminder: {record.name} is still {status}", letter, personal=False
         ),
         "sms": None,
         "webhook": None,
@@ -79,12 +139,48 @@ def team_reminder_content(page: Page, record: IncidentRecord, hours: int) -> dic
 def postmortem_content(page: Page, record: IncidentRecord, body: str) -> dict:
     name = pages.profile_of(page).get("name", "")
     link = _page_link(page, f"/incidents/{record.id}")
+    letter = {
+        "intro": "Postmortem",
+        "title": record.name,
+        "status": "postmortem",
+        "body": body,
+        "button": {"href": link, "text": "Read it on the status page"},
+    }
     return {
-        "subject": f"[{name}] Postmortem: {record.name}",
-        "text": f"Postmortem of {record.name}\n\n{body}\n\n{link}\n",
+        **_email(page, f"[{name}] Postmortem: {record.name}", letter),
         "sms": None,
         "webhook": None,
     }
+
+
+def _link_email(page: Page, title: str, why: Callable[[str], str], action: str, link: str) -> dict:
+    """An email whose point is one link someone asked for (confirm, sign in): `why` says
+    what it is for, given the page's name; `action` is its button."""
+    name = pages.profile_of(page).get("name", "")
+    letter = {
+        "title": title,
+        "lines": [why(name), "If you did not ask for this, ignore this message."],
+        "button": {"href": link, "text": action},
+    }
+    return _email(page, f"[{name}] {title}", letter, personal=False)
+
+
+def confirmation_content(page: Page, what: str, confirm_link: str) -> dict:
+    """The email that asks a new subscriber to confirm (`what` it will receive)."""
+
+    def why(name: str) -> str:
+        return f"Confirm that you want {what} from {name}."
+
+    return _link_email(page, "Confirm your subscription", why, "Confirm subscription", confirm_link)
+
+
+def sign_in_content(page: Page, sign_in_link: str, minutes: int) -> dict:
+    """The link that signs a page access user in to an audience-specific page."""
+
+    def why(name: str) -> str:
+        return f"Open this link within {minutes} minutes to see the {name} status page."
+
+    return _link_email(page, "Sign in to the status page", why, "Sign in", sign_in_link)
 
 
 def component_content(page: Page, component: dict, change: dict, page_state: dict) -> dict:
@@ -104,6 +200,13 @@ def component_content(page: Page, component: dict, change: dict, page_state: dic
             "component": component,
         },
     }
+
+
+def for_kinds(message: dict, kinds: set[str]) -> dict:
+    """What a delivery batch of these kinds of recipients needs of the content: a batch of
+    webhooks does not carry an email's bodies through SQS, nor a batch of emails the
+    incident's JSON."""
+    return {name: message.get(name) for kind in kinds for name in CHANNELS.get(kind, ())}
 
 
 def webhook_body(content: dict, unsubscribe_url: str) -> dict:

@@ -3,8 +3,9 @@
 For each batch (one deliveries message) one transaction claims every recipient
 (`chalicelib.notify.claims`); a redelivered message finds them claimed and sends nothing.
 Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
-per recipient, at most `webhook.PER_HOST` at once to one host; an SES email per recipient
-(the message is made once; only its links are the recipient's own), `SES_CALLS_AT_ONCE` at
+per recipient, at most `webhook.PER_HOST` at once to one host; an SES raw email per recipient
+(the message is rendered once per event and its headers made once per batch; only its links
+are the recipient's own), `SES_CALLS_AT_ONCE` at
 once; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
 a page or component subscriber whose sends all fail is quarantined. Last, one write per
 batch settles its claims.
@@ -15,7 +16,7 @@ import hmac
 import logging
 
 from chalicelib.domain import pages, subscribers
-from chalicelib.notify import claims, content, email, lanes, sms, webhook
+from chalicelib.notify import claims, content, email, email_body, lanes, mime, sms, webhook
 from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
@@ -57,25 +58,17 @@ def _webhook_sends(message: dict, recipients: list[dict], secret: str | None) ->
     ]
 
 
-def _email_text(text: str, recipient: dict) -> str:
-    """The message, with the recipient's own links (a team member has none)."""
-    if recipient.get("manage"):
-        text += f"\nManage your subscription: {recipient['manage']}"
-    if recipient["unsubscribe"]:
-        text += f"\nUnsubscribe: {recipient['unsubscribe']}\n"
-    return text
-
-
 def _email_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
     message_content = message["content"]
+    letterhead = mime.Letterhead(message_content["sender"], message_content["subject"])
+    links = message_content["links"]
 
     def send(to: list[dict]) -> list[dict]:
         for recipient in to:
-            email.send_email(
-                recipient["email"],
-                message_content["subject"],
-                _email_text(message_content["text"], recipient),
-            )
+            text = email_body.personalize(message_content["text"], links, recipient)
+            html = email_body.personalize(message_content["html"], links, recipient)
+            raw = letterhead.message(recipient["email"], text, html, recipient["unsubscribe"])
+            email.send_raw(recipient["email"], raw)
         return []
 
     return [lanes.Send(SES_LANE, [recipient], send) for recipient in recipients]

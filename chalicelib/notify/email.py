@@ -1,10 +1,15 @@
-"""Email through SES."""
+"""Email through SES: raw MIME messages (`mime.py`), from the page's own address when SES has
+verified it."""
 
 from functools import lru_cache
 
 import boto3
 
 from chalicelib import config
+from chalicelib.notify import mime
+
+# GetIdentityVerificationAttributes takes at most 100 identities a call.
+_IDENTITIES_PER_CALL = 100
 
 
 @lru_cache(maxsize=1)
@@ -12,9 +17,44 @@ def _client():
     return boto3.client("ses", region_name=config.region())
 
 
-def send_email(to: str, subject: str, text: str, sender: str | None = None) -> None:
-    _client().send_email(
-        Source=sender or config.notifications_sender(),
-        Destination={"ToAddresses": [to]},
-        Message={"Subject": {"Data": subject[:900]}, "Body": {"Text": {"Data": text}}},
-    )
+@lru_cache(maxsize=1)
+def verified_identities() -> frozenset[str]:
+    """The addresses and domains SES may send from: read once per cold start, so neither an
+    event nor a recipient pays for it (an identity verified later is used by new instances)."""
+    client = _client()
+    listed: list[str] = []
+    for answer in client.get_paginator("list_identities").paginate():
+        listed += answer["Identities"]
+    verified = set()
+    for start in range(0, len(listed), _IDENTITIES_PER_CALL):
+        chunk = listed[start : start + _IDENTITIES_PER_CALL]
+        attributes = client.get_identity_verification_attributes(Identities=chunk)
+        for identity, state in attributes["VerificationAttributes"].items():
+            if state.get("VerificationStatus") == "Success":
+                verified.add(identity.lower())
+    return frozenset(verified)
+
+
+def _may_send_from(address: str) -> bool:
+    address = address.lower()
+    identities = verified_identities()
+    return address in identities or address.rpartition("@")[2] in identities
+
+
+def sender_for(profile: dict) -> str:
+    """The From of a page's emails: its `notifications_from_email` when SES verified that
+    address (or its domain), else the service's sender; the page's name as display name."""
+    wanted = profile.get("notifications_from_email")
+    address = wanted if wanted and _may_send_from(wanted) else config.notifications_sender()
+    return mime.sender(profile.get("name") or "", address)
+
+
+def send_raw(to: str, message: bytes) -> None:
+    """The recipient is named to SES, not left to the To header: an address that a header
+    would read as two can never reach the second."""
+    _client().send_raw_email(Destinations=[mime.ascii_address(to)], RawMessage={"Data": message})
+
+
+def send_email(to: str, sender: str, subject: str, text: str, html: str) -> None:
+    """One email to one address, with no unsubscribe link (a confirmation)."""
+    send_raw(to, mime.Letterhead(sender, subject).message(to, text, html))

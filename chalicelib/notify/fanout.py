@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from chalicelib.domain import incidents, organizations, subscribers
-from chalicelib.domain.errors import DomainError
+from chalicelib.domain.errors import DomainError, NotFound
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
+from chalicelib.public import snapshot as public_snapshot
 from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.store.subscribers import Recipient
@@ -77,7 +78,7 @@ def _enqueue(
             {
                 "event_id": event.id,
                 "page_id": event.page_id,
-                "content": message_content,
+                "content": content.for_kinds(message_content, {r["kind"] for r in batch}),
                 "recipients": batch,
             }
         )
@@ -91,8 +92,14 @@ def _enqueue(
     return count
 
 
-def _page_state(page: Page, components: list[dict]) -> dict:
-    return content.page_summary(page, [component["status"] for component in components])
+def page_state(page: Page) -> dict:
+    """One read of the page's snapshot, not of its incidents; the event's own write made it
+    stale, so the first event after a write rebuilds it, as a view would (a rebuild reads only
+    what the public page shows, however long the page's history)."""
+    snapshot = public_snapshot.load(page.id)
+    if snapshot is None:
+        raise NotFound()  # the page is gone
+    return content.page_state(snapshot.content)
 
 
 def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -> int:
@@ -105,10 +112,7 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
     incident = incidents.Incident(
         incident.record, [u for u in incident.updates if u.id <= update.id]
     )
-    components = page_components(page.id)
-    message = content.incident_content(
-        page, incident, update, _page_state(page, components), reminder=reminder
-    )
+    message = content.incident_content(page, incident, update, page_state(page), reminder=reminder)
     recipients = subscribers.recipients(
         page.id,
         component_ids=payload.get("component_ids") or [],
@@ -156,7 +160,7 @@ def _component_event(event: OutboxEvent, page: Page) -> int:
     component = next((c for c in components if c["id"] == change["component_id"]), None)
     if component is None:
         return 0
-    message = content.component_content(page, component, change, _page_state(page, components))
+    message = content.component_content(page, component, change, page_state(page))
     # A component status change is a webhook (CONTRACT.md).
     recipients = subscribers.component_recipients(page.id, component["id"], "webhook")
     return _enqueue(event, message, recipients)

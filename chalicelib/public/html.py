@@ -62,13 +62,15 @@ UPDATE_LABELS = {
 }
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
+def environment_for(folder: Path) -> Environment:
+    """A Jinja2 environment over the templates in `folder`, as everything this service renders
+    for people uses: autoescaped, strict about names, with the `markdown` filter (rendered and
+    sanitized) and `web_url`."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
     from markupsafe import Markup
 
     environment = Environment(
-        loader=FileSystemLoader(_HERE / "templates"),
+        loader=FileSystemLoader(folder),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -76,6 +78,14 @@ def _environment() -> Environment:
     )
     environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
     environment.filters["web_url"] = is_web_url
+    return environment
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    from markupsafe import Markup
+
+    environment = environment_for(_HERE / "templates")
     environment.globals.update(
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
@@ -89,7 +99,7 @@ def is_web_url(value: str | None) -> bool:
     return bool(value) and str(value).startswith(("https://", "http://"))
 
 
-def _colors(page: dict) -> dict:
+def colors_of(page: dict) -> dict:
     """The page's colors, each checked again: they go into a style sheet."""
     return {
         name: value if isinstance(value, str) and _HEX_COLOR.match(value) else DEFAULT_COLORS[name]
@@ -100,19 +110,20 @@ def _colors(page: dict) -> dict:
 def favicon(page: dict | None) -> str:
     """The icon of a page without one of its own: a dot in the page's green (SVG, which every
     current browser shows as a favicon)."""
-    color = _colors(page)["css_greens"] if page else DEFAULT_COLORS["css_greens"]
+    color = colors_of(page)["css_greens"] if page else DEFAULT_COLORS["css_greens"]
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
         f'<circle cx="16" cy="16" r="14" fill="{color}"/></svg>'
     )
 
 
-def _time_formatter(time_zone: str):
+def time_formatter(time_zone: str):
     def local_time(text: str | None) -> str:
         moment = days.local(text, time_zone)
         if moment is None:
             return ""
-        return moment.strftime("%b %d, %Y - %H:%M %Z").replace(" 0", " ", 1)
+        # The day without its leading zero, the hour with it: `Apr 2, 2030 - 06:00 EDT`.
+        return f"{days.label(moment.date())} - {moment:%H:%M %Z}"
 
     return local_time
 
@@ -161,9 +172,9 @@ def _common(data: dict, base: str) -> dict:
     return {
         "subscribe": {"kinds": subscription_kinds(page)},
         "page": page,
-        "colors": _colors(page),
+        "colors": colors_of(page),
         "base": base,
-        "local_time": _time_formatter(page["time_zone"]),
+        "local_time": time_formatter(page["time_zone"]),
         "day_label": days.label,
     }
 
@@ -317,6 +328,14 @@ def subscription_page(
             unsubscribe_path=unsubscribe_path,
             saved=saved,
         )
+    )
+
+
+def unsubscribe_page(data: dict, base: str, address: str, unsubscribe_path: str) -> str:
+    """The question behind an email's unsubscribe link: only its button unsubscribes."""
+    template = _environment().get_template("unsubscribe_page.html")
+    return template.render(
+        **_common(data, base), address=address, unsubscribe_path=unsubscribe_path
     )
 
 

@@ -15,7 +15,7 @@ from chalice import Blueprint, Response
 from chalicelib.domain import page_access, pages
 from chalicelib.http import errors
 from chalicelib.http.routing import Router
-from chalicelib.notify import email
+from chalicelib.notify import content, email
 from chalicelib.public import audience, caching, html, security
 from chalicelib.public.routes import HTML, Visit, public_view
 
@@ -70,14 +70,12 @@ def send_sign_in_link(visit: Visit) -> Response:
     user = page_access.user_by_email(page_id, sent) if isinstance(sent, str) and sent else None
     if user is not None:
         token = audience.token(page_id, user.id, audience.SIGN_IN, audience.LINK_LIFETIME)
-        name = pages.profile_of(pages.get_page(page_id)).get("name", "")
         minutes = int(audience.LINK_LIFETIME.total_seconds() // 60)
+        message = content.sign_in_content(
+            pages.get_page(page_id), f"{visit.site_url}/sign-in/{token}", minutes
+        )
         email.send_email(
-            user.email,
-            f"[{name}] Sign in to the status page",
-            f"Open this link within {minutes} minutes to see the {name} status page:\n\n"
-            f"{visit.site_url}/sign-in/{token}\n\n"
-            "If you did not ask for this, ignore this message.\n",
+            user.email, message["sender"], message["subject"], message["text"], message["html"]
         )
     return _html(
         html.notice_page(

@@ -56,14 +56,17 @@ class Snapshot:
 Alongside = Callable[[str], tuple | None] | None
 
 
-def refresh(page_id: str, *, any_body: bool = False) -> Snapshot | None:
-    """Rebuild the page's snapshot from consistent reads and store it, unless it is current
-    (or, with `any_body`, built at all) by then. None when the page does not exist."""
+def refresh(
+    page_id: str, *, unless_current: bool = False, any_body: bool = False
+) -> Snapshot | None:
+    """Rebuild the page's snapshot from consistent reads and store it; with `unless_current`,
+    not when it is current by then (or, with `any_body` too, built at all). None when the page
+    does not exist."""
     # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
     read_at = datetime.now(UTC)
     # Counted before the reads: a change committed while they run leaves the body behind it.
     marked = snapshots.read(page_id, consistent=True)
-    if marked is not None and (marked.current or (any_body and marked.body is not None)):
+    if unless_current and marked is not None and (marked.current or (any_body and marked.body)):
         return _decoded_snapshot(marked)  # another view built it meanwhile
     changes = _changes_shown(marked, read_at)
     try:
@@ -198,7 +201,7 @@ def _current(page_id: str, item: snapshots.PageSnapshot | None) -> Snapshot | No
         return _decoded_snapshot(item)
     try:
         # Those that waited for a first build take it, even if a write came after it.
-        return refresh(page_id, any_body=never_built)
+        return refresh(page_id, unless_current=True, any_body=never_built)
     finally:
         lock.release()
 

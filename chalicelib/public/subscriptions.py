@@ -49,6 +49,13 @@ def _address(subscriber: Subscriber) -> str:
     return subscriber.email or ""
 
 
+def _destination(subscriber: Subscriber) -> str:
+    """Where notifications go: the webhook's endpoint, else the number or the email."""
+    if subscriber.kind == "webhook":
+        return subscriber.endpoint or ""
+    return _address(subscriber)
+
+
 def _wants_json(request: ApiRequest) -> bool:
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
@@ -120,9 +127,7 @@ class Visitor:
             "state": subscriber.state,
             "incident_id": subscriber.incident_id,
             "component_ids": list(subscriber.component_ids or []),
-            "address": subscriber.endpoint
-            if subscriber.kind == "webhook"
-            else _address(subscriber),
+            "address": _destination(subscriber),
         }
         body = html.subscription_page(
             self.data,
@@ -188,10 +193,37 @@ def save_subscription(request: ApiRequest) -> Response:
     return visitor.subscription(saved=True)
 
 
-@_link_view("/unsubscribe", ["GET", "POST"], "Unsubscribe (link in every notification)")
+@_link_view("/unsubscribe", ["GET"], "Unsubscribe: the question (link in every notification)")
+def unsubscribe_question(request: ApiRequest) -> Response:
+    # A GET changes nothing: mail scanners and link previews open every link of an email.
+    visitor = Visitor(request, subscribers.UNSUBSCRIBE)
+    if visitor.subscriber.state == subscribers.UNSUBSCRIBED:
+        return _unsubscribed(visitor)
+    return _html(
+        html.unsubscribe_page(
+            visitor.data,
+            visitor.base,
+            _destination(visitor.subscriber),
+            subscribers.link_path(visitor.subscriber, subscribers.UNSUBSCRIBE),
+        )
+    )
+
+
+@_link_view(
+    "/unsubscribe",
+    ["POST"],
+    "Unsubscribe (the page's button, or RFC 8058 one-click: List-Unsubscribe=One-Click)",
+)
 def unsubscribe(request: ApiRequest) -> Response:
+    # No login and no body needed: the signed link is the authority, and a mailbox provider's
+    # one-click POST (form or multipart, `List-Unsubscribe=One-Click`) is answered as a click
+    # on the page's button. Idempotent: a second POST is a 200 too.
     visitor = Visitor(request, subscribers.UNSUBSCRIBE)
     subscribers.unsubscribe(visitor.subscriber)
+    return _unsubscribed(visitor)
+
+
+def _unsubscribed(visitor: Visitor) -> Response:
     return visitor.notice(
         "Unsubscribed", "You will no longer receive notifications from this status page."
     )

@@ -166,3 +166,53 @@ def make_world(http):
 @pytest.fixture
 def world(make_world) -> World:
     return make_world()
+
+
+@pytest.fixture
+def drain(http):
+    """Run the app's SQS functions until both queues are empty; returns delivery messages seen."""
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    sqs = boto3.client("sqs", region_name="us-east-1")
+
+    def receive(short_name):
+        url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
+        messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+        for message in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+        return [message["Body"] for message in messages]
+
+    def run():
+        seen = []
+        while True:
+            notifications = receive(queues.NOTIFICATIONS)
+            if notifications:
+                event = http.events.generate_sqs_event(
+                    queue_name=config.queue_name(queues.NOTIFICATIONS), message_bodies=notifications
+                )
+                http.lambda_.invoke("fan_out_notifications", event)
+            deliveries = receive(queues.DELIVERIES)
+            for body in deliveries:
+                seen.append(json.loads(body))
+                event = http.events.generate_sqs_event(
+                    queue_name=config.queue_name(queues.DELIVERIES), message_bodies=[body]
+                )
+                http.lambda_.invoke("deliver_notifications", event)
+            if not notifications and not deliveries:
+                return seen
+
+    for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES):  # what earlier tests left
+        while receive(short_name):
+            pass
+    return run
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    # The retry pauses are real seconds; the end-to-end test keeps them.
+    from chalicelib.notify import lanes
+
+    monkeypatch.setattr(lanes, "BACKOFF_SECONDS", (0, 0))

@@ -15,8 +15,11 @@ from moto.dynamodb.responses import DynamoHandler
 
 from chalicelib import config
 from chalicelib.notify import queues
-from tests.api.test_notifications import drain, quick_retries, webhook_subscriber  # noqa: F401
+from tests.api.test_notifications import webhook_subscriber
 from tests.webhook_sink import WebhookSink
+
+# The retry pauses are real seconds; these tests need none.
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 
 def taken(short_name: str) -> list[str]:
@@ -49,7 +52,7 @@ def received_by_subscriber(sink: WebhookSink) -> dict[str, list[str]]:
     return found
 
 
-def test_events_and_batches_out_of_order_and_twice_reach_everyone_once(world, http, drain):  # noqa: F811
+def test_events_and_batches_out_of_order_and_twice_reach_everyone_once(world, http, drain):
     drain()  # what earlier tests left
     with WebhookSink() as sink:
         for n in range(3):
@@ -114,7 +117,7 @@ class _Misbehaving(ThreadingHTTPServer):
 @pytest.mark.parametrize("behaviour", ["reset", "redirect"])
 def test_an_endpoint_that_resets_or_redirects_is_quarantined_and_the_others_hear_once(
     world,
-    drain,  # noqa: F811
+    drain,
     behaviour,
 ):
     with WebhookSink() as sink:
@@ -159,7 +162,7 @@ def throttled(monkeypatch):
     return throttle
 
 
-def test_throttled_claims_are_retried_and_each_subscriber_hears_once(world, http, drain, throttled):  # noqa: F811
+def test_throttled_claims_are_retried_and_each_subscriber_hears_once(world, http, drain, throttled):
     drain()
     with WebhookSink() as sink:
         for n in range(4):

@@ -2,57 +2,14 @@
 
 import hashlib
 import hmac
-import json
 
-import boto3
 import pytest
 
-from chalicelib import config
-from chalicelib.notify import deliver, lanes, queues
+from chalicelib.notify import deliver
+from tests.sent_mail import sent_mail
 from tests.webhook_sink import WebhookSink
 
-
-@pytest.fixture
-def drain(http):
-    """Run the app's SQS functions until both queues are empty; returns delivery messages seen."""
-    sqs = boto3.client("sqs", region_name="us-east-1")
-
-    def receive(short_name):
-        url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
-        messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
-        for message in messages:
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-        return [message["Body"] for message in messages]
-
-    def run():
-        seen = []
-        while True:
-            notifications = receive(queues.NOTIFICATIONS)
-            if notifications:
-                event = http.events.generate_sqs_event(
-                    queue_name=config.queue_name(queues.NOTIFICATIONS), message_bodies=notifications
-                )
-                http.lambda_.invoke("fan_out_notifications", event)
-            deliveries = receive(queues.DELIVERIES)
-            for body in deliveries:
-                seen.append(json.loads(body))
-                event = http.events.generate_sqs_event(
-                    queue_name=config.queue_name(queues.DELIVERIES), message_bodies=[body]
-                )
-                http.lambda_.invoke("deliver_notifications", event)
-            if not notifications and not deliveries:
-                return seen
-
-    for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES):  # what earlier tests left
-        while receive(short_name):
-            pass
-    return run
-
-
-@pytest.fixture(autouse=True)
-def quick_retries(monkeypatch):
-    # The retry pauses are real seconds; the end-to-end test keeps them.
-    monkeypatch.setattr(lanes, "BACKOFF_SECONDS", (0, 0))
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 
 def webhook_subscriber(world, url, **extra):
@@ -222,21 +179,19 @@ def test_email_and_sms_subscribers_are_sent_through_ses_and_sns(world, drain):
         f"/v1/pages/{world.page_id}/subscribers",
         {"subscriber": {"phone_country": "US", "phone_number": "4155550199"}},
     )
-    mails_before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
+    mails_before = len(sent_mail())
     world.api.post(
         f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Mail me", "body": "Details"}}
     )
     drain()
-    mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[mails_before:]
-    assert [m.destinations["ToAddresses"] for m in mails] == [["mail@example.com"]]
+    mails = sent_mail()[mails_before:]
+    assert [m.to for m in mails] == [["mail@example.com"]]
     assert "Mail me" in mails[0].subject and "Unsubscribe: http" in mails[0].body
     texts = get_backend("sns")["123456789012"]["us-east-1"].sms_messages
     assert any(number == "+14155550199" and "Mail me" in text for number, text in texts.values())
 
 
 def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
-    from moto.backends import get_backend
-
     world.api.post(
         f"/v1/pages/{world.page_id}/subscribers",
         {"subscriber": {"email": "pm@example.com", "skip_confirmation_notification": True}},
@@ -248,13 +203,13 @@ def test_postmortem_goes_to_email_subscribers_only_once(world, drain):
             {"incident": {"name": "PM", "status": "resolved"}},
         ).json
         drain()
-        before = len(get_backend("ses")["123456789012"]["us-east-1"].sent_messages)
+        before = len(sent_mail())
         received = len(sink.received)
         path = f"/v1/pages/{world.page_id}/incidents/{incident['id']}/postmortem"
         world.api.put(path, {"postmortem": {"body_draft": "Root cause"}})
         world.api.put(path + "/publish", {"postmortem": {"notify_subscribers": True}})
         drain()
-        mails = get_backend("ses")["123456789012"]["us-east-1"].sent_messages[before:]
+        mails = sent_mail()[before:]
         assert [m.subject for m in mails] == ["[Acme] Postmortem: PM"]
         assert len(sink.received) == received
 

@@ -5,7 +5,6 @@ import logging
 
 import pytest
 
-from tests.api.test_notifications import drain  # noqa: F401 (a fixture)
 from tests.summary_source import SummarySource
 from tests.webhook_sink import WebhookSink
 
@@ -175,7 +174,7 @@ def test_a_group_cannot_follow_a_source(world, source, suffix):
     assert list(answer.json["errors"]) == ["third_party"]
 
 
-def test_the_tick_applies_the_source_status_as_a_status_change(world, source, tick, drain):  # noqa: F811
+def test_the_tick_applies_the_source_status_as_a_status_change(world, source, tick, drain):
     with WebhookSink() as sink:
         component = follow(world, source.url)
         subscribed = world.api.post(

@@ -2,11 +2,14 @@
 
 import hashlib
 import hmac
+import re
 import time
 
 import pytest
+import requests
 
 from tests.e2e.stack import LocalStack, wait_for
+from tests.sent_mail import sent_mail_over_http
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
@@ -132,3 +135,44 @@ def test_maintenance_moves_itself(stack, page):
     path = f"/v1/pages/{page_id}/incidents/{incident['id']}"
     assert wait_for(lambda: stack.get(path, key).json()["status"] == "in_progress", timeout=40)
     assert wait_for(lambda: stack.get(path, key).json()["status"] == "completed", timeout=40)
+
+
+def test_one_click_unsubscribe_from_the_emails_own_header(stack, page):
+    """RFC 8058 as a mailbox provider does it: read the List-Unsubscribe header of the email
+    the stack sent, POST `List-Unsubscribe=One-Click` to it (multipart, no login), twice."""
+    key, page_id = page["api_key"], page["page_id"]
+    moto = f"http://127.0.0.1:{stack.moto_port}"
+
+    def mails_to(address):
+        return [mail for mail in sent_mail_over_http(moto) if mail.to == [address]]
+
+    leaving, staying = f"leaving-{page_id}@example.com", f"staying-{page_id}@example.com"
+    for address in (leaving, staying):
+        answer = stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/subscribers",
+            key,
+            {"subscriber": {"email": address, "skip_confirmation_notification": True}},
+        )
+        assert answer.status_code == 201, answer.text
+    stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "First"}})
+    assert wait_for(lambda: len(mails_to(leaving)) == 1, timeout=10)
+    (mail,) = mails_to(leaving)
+    assert mail.header("List-Unsubscribe-Post") == "List-Unsubscribe=One-Click"
+    url = re.search(r"<(https?://[^>]+)>", mail.header("List-Unsubscribe")).group(1)
+    assert url in mail.html and url in mail.body
+
+    scanned = requests.get(url, timeout=10)  # a mail scanner opening the link changes nothing
+    assert scanned.status_code == 200 and 'id="unsubscribe"' in scanned.text
+    one_click = {"List-Unsubscribe": (None, "One-Click")}  # multipart/form-data, as RFC 8058
+    for _ in range(2):
+        answer = requests.post(url, files=one_click, timeout=10)
+        assert answer.status_code == 200, answer.text
+        assert "Unsubscribed" in answer.text
+    listed = stack.get(f"/v1/pages/{page_id}/subscribers", key).json()
+    assert [subscriber["email"] for subscriber in listed] == [staying]
+
+    stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Second"}})
+    assert wait_for(lambda: len(mails_to(staying)) == 2, timeout=10)
+    time.sleep(1)
+    assert len(mails_to(leaving)) == 1

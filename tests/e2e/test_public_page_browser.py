@@ -1,6 +1,5 @@
 """The public page in a real headless Chromium, served by the real local stack over HTTP."""
 
-import json
 import os
 import re
 import time
@@ -9,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.stack import LocalStack
+from tests.sent_mail import Mail, sent_mail_over_http
 
 pytestmark = pytest.mark.e2e
 
@@ -163,19 +163,13 @@ def test_a_component_named_like_markup_renders_as_text(stack, browser):
     assert browser.find_elements(By.CSS_SELECTOR, "img[src='x']") == []
 
 
-def mails_to(stack: LocalStack, address: str) -> list[dict]:
+def mails_to(stack: LocalStack, address: str) -> list[Mail]:
     """The emails the stack sent to `address`, read back from the emulator."""
-    import requests
-
-    data = requests.get(f"http://127.0.0.1:{stack.moto_port}/moto-api/data.json", timeout=30)
-    return [
-        message
-        for message in data.json().get("ses", {}).get("Message", [])
-        if address in json.dumps(message.get("destinations"))
-    ]
+    sent = sent_mail_over_http(f"http://127.0.0.1:{stack.moto_port}")
+    return [mail for mail in sent if mail.to == [address]]
 
 
-def wait_for_mails(stack: LocalStack, address: str, count: int) -> list[dict]:
+def wait_for_mails(stack: LocalStack, address: str, count: int) -> list[Mail]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         found = mails_to(stack, address)
@@ -213,7 +207,7 @@ def test_a_reader_subscribes_confirms_and_leaves_through_the_manage_link(stack, 
     assert "Check your email" in shown_after_navigation(browser, "#notice")
 
     (confirmation,) = wait_for_mails(stack, address, 1)
-    browser.get(link_in(confirmation["body"], "confirm"))
+    browser.get(link_in(confirmation.body, "confirm"))
     assert "Subscription confirmed" in visible_text(browser, "#notice")
     browser.find_element(By.ID, "notice-link").click()
     assert address in shown_after_navigation(browser, "#subscription-address")
@@ -226,11 +220,84 @@ def test_a_reader_subscribes_confirms_and_leaves_through_the_manage_link(stack, 
         "incidents", "incident", {"name": "API down", "components": {api["id"]: "major_outage"}}
     )
     notification = wait_for_mails(stack, address, 2)[-1]
-    assert "API down" in notification["subject"]
-    browser.get(link_in(notification["body"], "manage"))
+    assert "API down" in notification.subject
+    browser.get(link_in(notification.body, "manage"))
     browser.find_element(By.ID, "unsubscribe").click()
     assert "Unsubscribed" in shown_after_navigation(browser, "#notice")
     assert stack.get(f"/v1/pages/{admin.page_id}/subscribers", admin.key).json() == []
+
+
+def test_a_notification_email_reads_well_in_a_browser(stack, browser):
+    admin = PageAdmin(stack)
+    answer = stack.send(
+        "PATCH",
+        f"/v1/pages/{admin.page_id}",
+        admin.key,
+        {
+            "page": {
+                "name": "Acme Cloud",
+                "time_zone": "Europe/Berlin",
+                "css_link_color": "#0b5fff",
+                "notifications_email_footer": "Acme Cloud GmbH, Hauptstr. 1, Berlin\n"
+                "Questions? Write to support@acme.example",
+            }
+        },
+    )
+    assert answer.status_code == 200, answer.text
+    api = admin.create("components", "component", {"name": "API"})
+    dashboard = admin.create("components", "component", {"name": "Dashboard"})
+    address = f"email-{admin.page_id}@example.com"
+    admin.create(
+        "subscribers", "subscriber", {"email": address, "skip_confirmation_notification": True}
+    )
+    incident = admin.create(
+        "incidents",
+        "incident",
+        {
+            "name": "Elevated API error rates " + XSS,
+            "body": "Some requests to the API fail with **503** errors. We have found the cause "
+            "and are rolling out a fix.\n\n- Retries succeed\n- The dashboard loads slowly\n\n"
+            + XSS,
+            "status": "identified",
+            "components": {api["id"]: "partial_outage", dashboard["id"]: "degraded_performance"},
+        },
+    )
+    (mail,) = wait_for_mails(stack, address, 1)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = ARTIFACTS / "notification_email.html"
+    page.write_text(mail.html)
+
+    browser.set_window_size(800, 1200)
+    browser.get(page.as_uri())
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert  # noqa: B018 (reading it is the check)
+    # The body's Markdown is sanitized (an image may stay, its handler may not).
+    assert browser.find_elements(By.CSS_SELECTOR, "[onerror]") == []
+    assert visible_text(browser, "#title") == "Elevated API error rates " + XSS
+    assert visible_text(browser, "#status") == "Identified"
+    assert visible_text(browser, "#masthead") == "Acme Cloud"
+    components = visible_text(browser, "#components")
+    assert "API\nPartial Outage" in components or "API Partial Outage" in components
+    assert "Degraded Performance" in components
+    assert re.search(r"Posted \w{3} \d+, \d{4} - \d\d:\d\d CES?T", visible_text(browser, "#when"))
+    assert "Acme Cloud GmbH" in visible_text(browser, "#footer")
+    unsubscribe = browser.find_element(By.ID, "unsubscribe").get_attribute("href")
+    assert f"<{unsubscribe}>" in mail.header("List-Unsubscribe")
+    assert (
+        browser.find_element(By.ID, "button")
+        .get_attribute("href")
+        .endswith("/incidents/" + incident["id"])
+    )
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(800, max(600, min(height + 40, 3000)))
+    browser.save_screenshot(str(ARTIFACTS / "notification_email.png"))
+
+    browser.set_window_size(390, 1400)  # a phone
+    browser.get(page.as_uri())
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390  # nothing sideways to scroll
+    browser.save_screenshot(str(ARTIFACTS / "notification_email_phone.png"))
+    browser.set_window_size(1280, 2400)
 
 
 # An audience-specific page: two viewers granted different components each see exactly
@@ -249,7 +316,7 @@ def sign_in_as(stack, browser, admin: PageAdmin, address: str) -> None:
     browser.find_element(By.CSS_SELECTOR, "#sign-in button[type=submit]").click()
     assert "Check your email" in shown_after_navigation(browser, "#notice")
     (mail,) = wait_for_mails(stack, address, 1)
-    browser.get(re.search(r"https?://\S+/sign-in/\S+", mail["body"]).group(0))
+    browser.get(re.search(r"https?://\S+/sign-in/\S+", mail.body).group(0))
 
 
 def test_two_viewers_each_see_their_components_and_strangers_sign_in(stack, browser):

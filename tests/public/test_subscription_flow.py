@@ -3,17 +3,12 @@ confirmation email, and the page to manage or cancel a subscription from its lin
 
 import re
 
-from moto.backends import get_backend
-
 from chalicelib.domain import subscribers
 from tests.public.conftest import make_component, make_group, publish, update_page
 from tests.public.test_security_headers import assert_common, policy_of, style_hashes
+from tests.sent_mail import sent_mail
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
-
-
-def sent_mail():
-    return get_backend("ses")["123456789012"]["us-east-1"].sent_messages
 
 
 def assert_public_html(answer):
@@ -74,7 +69,7 @@ def test_subscribe_confirm_manage_and_unsubscribe(world, visitor):
     assert_public_html(answer)
     assert "Check your email" in answer.text
     (mail,) = sent_mail()[before:]
-    assert mail.destinations["ToAddresses"] == [email]
+    assert mail.to == [email]
     (subscriber,) = subscribers.listed(world.page_id, state="unconfirmed", text=email)
     assert list(subscriber.component_ids) == [api["id"]]
 
