@@ -2,6 +2,8 @@
 source (it speaks Statuspage's v1 API), the importer runs as a subprocess against it and
 writes into the other, and the two are compared through their APIs, field by field."""
 
+import copy
+import json
 import signal
 import subprocess
 import sys
@@ -234,7 +236,9 @@ def fill(page: Page, failing_endpoint: str) -> None:
         )
 
 
-def importer(page_from: Page, page_into: Page, *extra: str) -> subprocess.Popen:
+def importer(page_from: Page, page_into: Page, *extra: str, into: bool = True) -> subprocess.Popen:
+    """The importer into `page_into`, or (`into` false) into a page it makes for that page's
+    organization."""
     return subprocess.Popen(
         [
             sys.executable,
@@ -249,8 +253,7 @@ def importer(page_from: Page, page_into: Page, *extra: str) -> subprocess.Popen:
             page_from.id,
             "--organization",
             page_into.organization_id,
-            "--into",
-            page_into.id,
+            *(["--into", page_into.id] if into else []),
             "--rate",
             "50",
             *extra,
@@ -263,8 +266,10 @@ def importer(page_from: Page, page_into: Page, *extra: str) -> subprocess.Popen:
     )
 
 
-def run_import(page_from: Page, page_into: Page, *extra: str) -> tuple[int, str, str]:
-    process = importer(page_from, page_into, *extra)
+def run_import(
+    page_from: Page, page_into: Page, *extra: str, into: bool = True
+) -> tuple[int, str, str]:
+    process = importer(page_from, page_into, *extra, into=into)
     out, err = process.communicate(timeout=120)
     return process.returncode, out, err
 
@@ -366,18 +371,24 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
 
     # Killed once the components and incidents are written and the subscribers are not
     # yet, then run again: the same page as an uninterrupted import.
-    resumed = Page(target)
-    process = importer(page_from, resumed)
+    # Into a new page of another organization this time: the importer makes it.
+    team = Page(target)
+    process = importer(page_from, team, into=False)
     for line in process.stderr:
         if line.startswith("writing subscribers"):
             process.send_signal(signal.SIGKILL)
             break
     process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
+    made = [p["id"] for p in target.get("/v1/pages", team.key).json() if p["id"] != team.id]
+    assert len(made) == 1
+    resumed = copy.copy(team)
+    resumed.id = made[0]
     assert len(resumed.get("/incidents")) == 3
     assert len(resumed.get("/subscribers", state="all")) < SUBSCRIBERS
-    code, out, err = run_import(page_from, resumed)
+    code, out, err = run_import(page_from, team, into=False)
     assert code == 0, err
+    assert json.loads(out)["page_id"] == resumed.id  # the page the first run made
     assert_same(page_from, resumed)
 
 
