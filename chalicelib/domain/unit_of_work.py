@@ -45,8 +45,12 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 # DynamoDB takes at most 100 items in one transaction.
 MAX_TRANSACTION_ITEMS = 100
-ATTEMPTS = 8
+ATTEMPTS = 12
+# A lost race waits a random pause of up to PAUSE_SECONDS * 2^attempt, at most MAX_PAUSE:
+# writers racing for one hot item (a component every client is updating) spread out
+# instead of colliding again at once.
 PAUSE_SECONDS = 0.005
+MAX_PAUSE_SECONDS = 0.5
 EVENT_KEPT_FOR = timedelta(days=30)
 
 
@@ -225,7 +229,7 @@ def run(page_id: str | None, change: Callable[[Work], T], *, attempts: int = ATT
         try:
             work.commit()
         except _LostRace:
-            time.sleep(random.uniform(0, PAUSE_SECONDS * (attempt + 1)))
+            time.sleep(random.uniform(0, min(PAUSE_SECONDS * 2**attempt, MAX_PAUSE_SECONDS)))
             continue
         _announce(Committed(page_id, work.events))
         return result

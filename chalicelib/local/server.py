@@ -25,6 +25,7 @@ from chalice.local import (
     LocalDevServer,
     LocalGateway,
     LocalGatewayException,
+    ThreadedHTTPServer,
 )
 
 from chalicelib.http import errors
@@ -127,6 +128,12 @@ class _RequestHandler(ChaliceRequestHandler):
         self.log_message('"%s" %s %s', line, str(getattr(code, "value", code)), str(size))
 
 
+class _Server(ThreadedHTTPServer):
+    # Many clients connecting at once (a load test, a page during an outage): the default
+    # backlog of 5 drops connections.
+    request_queue_size = 128
+
+
 def masked_request_line(line: str) -> str:
     """The request line as the access log shows it: an API key in the query is masked."""
     return _API_KEY_IN_QUERY.sub(r"\1[masked]", line)
@@ -138,6 +145,8 @@ def start(app, host: str, port: int) -> LocalDevServer:
         # As `chalice.local.create_local_server` does, with our request handler.
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
         app.__class__ = CustomLocalChalice
-    server = LocalDevServer(app, config, host, port, handler_cls=_RequestHandler)
+    server = LocalDevServer(
+        app, config, host, port, handler_cls=_RequestHandler, server_cls=_Server
+    )
     threading.Thread(target=server.server.serve_forever, name="http", daemon=True).start()
     return server

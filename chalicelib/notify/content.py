@@ -80,7 +80,11 @@ def incident_content(
     reminder: bool = False,
 ) -> dict:
     record = incident.record
-    name = pages.profile_of(page).get("name", "")
+    profile = pages.profile_of(page)
+    name = profile.get("name", "")
+    # On an audience-specific page each reader sees only some components; one message goes to
+    # all of them, so it names none (the incident's own words are the team's to choose).
+    shows_components = not profile.get("audience_specific")
     status = update.status.replace("_", " ")
     prefix = "Reminder: " if reminder else ""
     link = _page_link(page, f"/incidents/{record.id}")
@@ -99,7 +103,7 @@ def incident_content(
         "impact": record.impact,
         "window": window,
         "body": update.body or "",
-        "components": _affected(incident, update),
+        "components": _affected(incident, update) if shows_components else [],
         "when": clock.iso(update.display_at or update.created_at),
         "button": {"href": link, "text": f"View the {what}"},
     }
@@ -107,8 +111,17 @@ def incident_content(
     return {
         **_email(page, f"[{name}] {prefix}{record.name} - {status}", letter),
         "sms": sms.fitted(f"[{name}] {prefix}{record.name}: {label} - {update.body or ''}", link),
-        "webhook": {"page": page_state, "incident": incident_out(incident).model_dump(mode="json")},
+        "webhook": {"page": page_state, "incident": _incident_body(incident, shows_components)},
     }
+
+
+def _incident_body(incident: Incident, shows_components: bool) -> dict:
+    body = incident_out(incident).model_dump(mode="json")
+    if not shows_components:
+        body["components"] = []
+        for entry in body.get("incident_updates") or []:
+            entry["affected_components"] = None
+    return body
 
 
 def team_reminder_content(page: Page, record: IncidentRecord, hours: int) -> dict:

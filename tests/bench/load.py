@@ -94,6 +94,7 @@ def run(target: Target, clients: int, seconds: float) -> dict:
     weights = [MIX[kind][0] for kind in kinds]
     timings: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
+    answers: dict = defaultdict(int)  # error answers by status (or exception)
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
 
@@ -104,14 +105,16 @@ def run(target: Target, clients: int, seconds: float) -> dict:
             kind = chooser.choices(kinds, weights)[0]
             started = time.perf_counter()
             try:
-                ok = target.send(session, kind).status_code < 400
-            except requests.RequestException:
-                ok = False
+                status = target.send(session, kind).status_code
+            except requests.RequestException as error:
+                status = type(error).__name__
+            ok = isinstance(status, int) and status < 400
             elapsed = time.perf_counter() - started
             with lock:
                 timings[kind].append(elapsed)
                 if not ok:
                     failures[kind] += 1
+                    answers[status] += 1
 
     threads = [threading.Thread(target=client, args=(seed,)) for seed in range(clients)]
     began = time.monotonic()
@@ -119,7 +122,12 @@ def run(target: Target, clients: int, seconds: float) -> dict:
         thread.start()
     for thread in threads:
         thread.join()
-    return {"elapsed": time.monotonic() - began, "timings": timings, "failures": failures}
+    return {
+        "elapsed": time.monotonic() - began,
+        "timings": timings,
+        "failures": failures,
+        "answers": answers,
+    }
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -135,6 +143,8 @@ def report(result: dict, clients: int) -> int:
         f"{clients} clients, {elapsed:.0f} s: {total} requests, {total / elapsed:.1f}/s, "
         f"{errors} errors"
     )
+    if result["answers"]:
+        print("errors by answer: " + ", ".join(f"{k}: {v}" for k, v in result["answers"].items()))
     print(f"{'kind':18} {'requests':>8} {'errors':>6} {'p50 ms':>8} {'p99 ms':>8}")
     for kind in MIX:
         values = timings.get(kind, [])
