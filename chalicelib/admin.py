@@ -4,6 +4,8 @@
     python -m chalicelib.admin create-key --user USER_ID
     python -m chalicelib.admin set-password --user USER_ID
     python -m chalicelib.admin index-recipients
+    python -m chalicelib.admin import --from-url URL --from-key KEY --page PAGE_ID \
+        --organization ORGANIZATION_ID [--into OUR_PAGE_ID] [--rate 1] [--dry-run]
 
 On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
 and AWS credentials, to the deployed tables.
@@ -11,6 +13,7 @@ and AWS credentials, to the deployed tables.
 
 import argparse
 import json
+import os
 import sys
 
 from chalicelib.environment import use_local_emulator_if_local
@@ -110,6 +113,28 @@ def _create_page(args) -> dict:
     return {"page_id": pages.create_page(args.organization, PageFields(name=args.name)).id}
 
 
+def _import(args) -> dict:
+    from chalicelib.importer import run
+    from chalicelib.importer.source import SourceError
+
+    key = args.from_key or os.environ.get("IMPORT_SOURCE_KEY")
+    if not key:
+        raise SystemExit("error: --from-key (or IMPORT_SOURCE_KEY) is required")
+    request = run.Request(
+        from_url=args.from_url,
+        from_key=key,
+        source_page_id=args.page,
+        organization_id=args.organization,
+        into=args.into,
+        rate=args.rate,
+        dry_run=args.dry_run,
+    )
+    try:
+        return run.run(request)
+    except (SourceError, run.ImportRefused) as error:
+        raise SystemExit(f"error: {error}") from None
+
+
 def _bootstrap(args) -> dict:
     return bootstrap(args.organization_name, args.page_name)
 
@@ -152,6 +177,22 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--organization", required=True)
     command.add_argument("--name", required=True)
     command.set_defaults(run=_create_page)
+
+    command = commands.add_parser(
+        "import", help="bring a page along from a Statuspage-compatible v1 API"
+    )
+    command.add_argument("--from-url", required=True, help="the source API's base URL")
+    command.add_argument(
+        "--from-key", help="the source's API key (or IMPORT_SOURCE_KEY); never printed"
+    )
+    command.add_argument("--page", required=True, help="the source page's id")
+    command.add_argument(
+        "--organization", required=True, help="our organization the page is imported into"
+    )
+    command.add_argument("--into", help="a page of that organization (default: a new one)")
+    command.add_argument("--rate", type=float, default=1.0, help="source requests a second")
+    command.add_argument("--dry-run", action="store_true", help="count, write nothing")
+    command.set_defaults(run=_import)
 
     command = commands.add_parser(
         "index-recipients", help="recipient items for subscribers stored before they existed"

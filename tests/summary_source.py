@@ -13,18 +13,17 @@ class SummarySource:
         self.raw: bytes | None = None  # sent as is instead of the summary
         self.redirect_to: str | None = None
         self.requests = 0
+        self.requested: list[tuple[str, dict]] = []  # each request's path and headers
         source = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 source.requests += 1
-                body = source.raw if source.raw is not None else source.summary()
-                if source.redirect_to:
-                    self.send_response(302)
-                    self.send_header("Location", source.redirect_to)
-                else:
-                    self.send_response(source.status)
-                    self.send_header("Content-Type", "application/json")
+                source.requested.append((self.path, dict(self.headers)))
+                status, headers, body = source.respond(self.path)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -34,6 +33,13 @@ class SummarySource:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def respond(self, path: str) -> tuple[int, dict, bytes]:
+        """The status, headers and body of the answer to `GET path`."""
+        body = self.raw if self.raw is not None else self.summary()
+        if self.redirect_to:
+            return 302, {"Location": self.redirect_to}, body
+        return self.status, {"Content-Type": "application/json"}, body
 
     def summary(self) -> bytes:
         components = [

@@ -289,7 +289,7 @@ def edit_components(page_id: str, change: Callable[[Edit], T]) -> T:
     return unit_of_work.run(page_id, staged)
 
 
-def _automation_email(component_id: str) -> str:
+def automation_email_of(component_id: str) -> str:
     host = config.public_base_url().split("//", 1)[-1].split("/")[0].split(":")[0]
     return f"component+{component_id}@notifications.{host}"
 
@@ -338,7 +338,7 @@ def _apply(edit: Edit, component: Component, fields: schemas.ComponentFields) ->
         if name in given and getattr(fields, name) is not None:
             setattr(component, name, getattr(fields, name))
     if "automation_email" in given:
-        component.automation_email = fields.automation_email or _automation_email(component.id)
+        component.automation_email = fields.automation_email or automation_email_of(component.id)
     if "start_date" in given:
         component.start_date = fields.start_date.isoformat() if fields.start_date else None
     if "group_id" in given:
@@ -373,7 +373,7 @@ def create_component(page_id: str, fields: schemas.ComponentFields) -> Written:
             status=OPERATIONAL,
             showcase=True,
             only_show_if_degraded=False,
-            automation_email=_automation_email(component_id),
+            automation_email=automation_email_of(component_id),
             created_at=edit.moment,
             updated_at=edit.moment,
         )

@@ -433,7 +433,7 @@ def brief(update: IncidentRecord) -> dict:
     }
 
 
-def _index(record: IncidentRecord) -> None:
+def index_keys(record: IncidentRecord) -> None:
     """The sparse index keys: every incident is listed, open ones are also open, and each
     is placed by when it began."""
     refresh_due(record)
@@ -557,7 +557,7 @@ def create_incident(page_id: str, fields: schemas.IncidentFields) -> Incident:
             affected=effects.affected() or None,
         )
         record.last_update = brief(update)
-        _index(record)
+        index_keys(record)
         with work.together():
             work.save(record, condition=IncidentRecord.key.does_not_exist(), intent=True)
             _stage(work, record, update, effects, deliver=deliver)
@@ -640,7 +640,7 @@ def update_incident(
             )
             record.last_update = brief(update)
             incident.updates.insert(0, update)
-        _index(record)
+        index_keys(record)
         condition = IncidentRecord.key.exists()
         if expected_status is not None:
             condition &= IncidentRecord.status == expected_status

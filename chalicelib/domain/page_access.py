@@ -461,3 +461,40 @@ def expel_all(page_id: str, component_id: str, model: type[H]) -> components.Wri
         return components.Written(component, records)
 
     return _edit(page_id, change)
+
+
+# Imports -----------------------------------------------------------------------------------
+
+
+def import_holder(
+    page_id: str,
+    model: type[H],
+    holder_id: str,
+    fields,
+    stamps: dict[str, tuple],
+) -> bool:
+    """A user or group as another status page has it (`admin import`): made under
+    `holder_id`, or brought to `fields`, with the memberships, grants and views any change
+    keeps. Every holder it touches keeps the source's (created_at, updated_at) from `stamps`
+    (by our id), and one that ends as it was stored is not written, so importing what is
+    already here writes nothing. Whether anything was written."""
+
+    def change(edit: AccessEdit) -> bool:
+        holder = edit.many(model, [holder_id]).get(holder_id)
+        if holder is None:
+            holder = model(page_id, holder_id)
+            edit.add(holder)
+        _APPLY[model](edit, holder, fields)
+        edit._refresh_views()
+        for key, changed in list(edit._changed.items()):
+            if changed.id in stamps:
+                changed.created_at, changed.updated_at = stamps[changed.id]
+            try:
+                stored = type(changed).get(page_id, changed.id, consistent_read=True)
+            except type(changed).DoesNotExist:
+                continue
+            if stored.serialize() == changed.serialize():
+                del edit._changed[key]
+        return bool(edit._changed or edit._audiences)
+
+    return _edit(page_id, change)

@@ -1,0 +1,337 @@
+"""The import itself: read the source page whole, then write it into a page of ours.
+
+Everything is read first (at the source's pace), so a source that fails halfway through
+reading writes nothing, and the writing has totals to estimate from. Things are written in
+the order their references need: groups before their components, components before the
+incidents, templates and subscribers that name them, incidents before their subscribers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from chalicelib import schemas
+from chalicelib.domain import (
+    components,
+    errors,
+    import_mapping,
+    imported,
+    incident_states,
+    metrics,
+    page_access,
+    pages,
+    subscribers,
+)
+from chalicelib.importer.progress import Progress
+from chalicelib.importer.source import Source, SourceError
+from chalicelib.store.models import Organization, Page
+from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
+
+# Page fields the source's page is copied into (the archived image URLs are not fields of a
+# page the API reads back).
+WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
+    "layout",
+    "hero_cover_url",
+    "transactional_logo_url",
+}
+CLOSED_STATUSES = (*incident_states.CLOSED, incident_states.POSTMORTEM_STATUS)
+# The provider type of a page's own (custom) metrics; metrics of other providers read
+# third-party services with credentials the v1 API does not give out.
+SELF_PROVIDER = "Self"
+
+
+class ImportRefused(Exception):
+    """The import cannot go ahead as asked; the message says why."""
+
+
+@dataclass
+class Request:
+    from_url: str
+    from_key: str
+    source_page_id: str
+    organization_id: str
+    into: str | None = None
+    rate: float = 1.0
+    dry_run: bool = False
+
+
+def _read(source: Source, page_id: str, progress: Progress) -> dict:
+    base = f"/pages/{page_id}"
+    page = source.get(base)
+    if not isinstance(page, dict) or "id" not in page or "name" not in page:
+        raise SourceError(f"{base}: not a Statuspage page: is --from-url a Statuspage v1 API?")
+    progress.has_read("page", 1)
+    embed = source.get(base + "/status_embed_config")
+    progress.has_read("status_embed_config", 1)
+    lists = {
+        "components": lambda: source.pages(base + "/components"),
+        "incident_templates": lambda: source.pages(base + "/incident_templates"),
+        "incidents": lambda: source.pages(base + "/incidents"),
+        "subscribers": lambda: source.pages(base + "/subscribers", "subscribers", state="all"),
+        "metrics": lambda: _custom_metrics(source, base, progress),
+        "page_access_groups": lambda: source.pages(base + "/page_access_groups"),
+        "page_access_users": lambda: _access_users(source, base),
+    }
+    found = {}
+    for kind, read in lists.items():
+        found[kind] = list(read())
+        if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
+            raise SourceError(f"{base}/{kind}: unexpected items: not a Statuspage v1 API?")
+        progress.has_read(kind, len(found[kind]))
+    more = _open_incident_subscribers(source, base, found)
+    if more:
+        found["subscribers"] += more
+        progress.has_read("subscribers", len(found["subscribers"]))
+    progress.say(f"{source.requests} requests to the source")
+    return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
+
+
+def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]:
+    providers = list(source.pages(base + "/metrics_providers"))
+    own = {p.get("id") for p in providers if isinstance(p, dict) and p.get("type") == SELF_PROVIDER}
+    found = list(source.pages(base + "/metrics"))
+    custom = [m for m in found if isinstance(m, dict) and m.get("metrics_provider_id") in own]
+    if len(custom) < len(found):
+        progress.say(f"metrics: {len(found) - len(custom)} of other providers skipped")
+    return custom
+
+
+def _open_incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
+    """Subscribers of one incident that the page's list left out (Statuspage lists them
+    under their incident): those of open incidents only, as a closed incident tells its
+    subscribers nothing more, and a source of years of incidents would cost a request each."""
+    seen = {subscriber.get("id") for subscriber in found["subscribers"]}
+    more = []
+    for incident in found["incidents"]:
+        if incident.get("status") in CLOSED_STATUSES:
+            continue
+        path = f"{base}/incidents/{incident['id']}/subscribers"
+        for subscriber in source.pages(path, "subscribers", state="all"):
+            if isinstance(subscriber, dict) and subscriber.get("id") not in seen:
+                seen.add(subscriber.get("id"))
+                more.append({**subscriber, "incident_id": incident["id"]})
+    return more
+
+
+def _access_users(source: Source, base: str) -> list[dict]:
+    """Page access users with the components and metrics granted to them (the user itself
+    does not list them: two more lists a user)."""
+    users = list(source.pages(base + "/page_access_users"))
+    for user in users:
+        if isinstance(user, dict) and "id" in user:
+            path = f"{base}/page_access_users/{user['id']}"
+            user["component_ids"] = [c["id"] for c in source.pages(path + "/components")]
+            user["metric_ids"] = [m["id"] for m in source.pages(path + "/metrics")]
+    return users
+
+
+def _write_access(
+    page_id: str, found: dict, component_ids: dict, metric_ids: dict, progress: Progress
+) -> None:
+    """Groups, then users (who name their groups): each through the rules of page access,
+    which keep both sides of a membership and every user's view."""
+    kinds = (
+        ("page_access_groups", PageAccessGroup, imported.access_group_fields),
+        ("page_access_users", PageAccessUser, imported.access_user_fields),
+    )
+    ours: dict[str, dict[str, str]] = {}
+    stamps: dict[str, tuple] = {}
+    for kind, _model, _fields in kinds:
+        scope = import_mapping.scope_of(page_id, kind)
+        known = import_mapping.mapped(scope)
+        ours[kind] = {
+            source["id"]: known.get(source["id"])
+            or imported.new_id_for(source)(f"{scope}#{source['id']}")
+            for source in found[kind]
+        }
+        for source in found[kind]:
+            stamps[ours[kind][source["id"]]] = imported.stamps(source)
+    grants = {"component_ids": component_ids, "metric_ids": metric_ids}
+    grants["page_access_group_ids"] = ours["page_access_groups"]
+    for kind, model, fields_of in kinds:
+        scope = import_mapping.scope_of(page_id, kind)
+        known = import_mapping.mapped(scope)
+        for source in found[kind]:
+            target_id = ours[kind][source["id"]]
+            try:
+                written = page_access.import_holder(
+                    page_id, model, target_id, fields_of(source, grants), stamps
+                )
+            except errors.DomainError as error:
+                progress.say(f"{kind} {source['id']} skipped: {error}")
+                progress.item(kind, False)
+                continue
+            if source["id"] not in known:
+                import_mapping.remember(scope, source["id"], target_id)
+            progress.item(kind, written)
+
+
+def _check_limits(found: dict) -> None:
+    """A page here holds at most so many components, metrics and subscribers; a source page
+    above one is refused before anything is written rather than imported in part."""
+    listed = [s for s in found["subscribers"] if s.get("state") != subscribers.UNSUBSCRIBED]
+    for kind, number, limit in (
+        ("components", len(found["components"]), components.MAX_COMPONENTS_PER_PAGE),
+        ("metrics", len(found["metrics"]), metrics.MAX_METRICS_PER_PAGE),
+        ("subscribers", len(listed), subscribers.MAX_SUBSCRIBERS_PER_PAGE),
+    ):
+        if number > limit:
+            raise ImportRefused(f"the source page has {number} {kind}; a page here, {limit}")
+
+
+def _target(request: Request) -> Page | None:
+    """The page written into: `--into` (of the organization), the one an earlier import
+    made, or (None) a new one."""
+    try:
+        Organization.get(request.organization_id)
+    except Organization.DoesNotExist:
+        raise ImportRefused(f"no organization {request.organization_id}") from None
+    page_id = request.into or import_mapping.target_of(
+        f"organization#{request.organization_id}#page", request.source_page_id
+    )
+    if page_id is None:
+        return None
+    try:
+        page = Page.get(page_id, consistent_read=True)
+    except Page.DoesNotExist:
+        raise ImportRefused(f"no page {page_id} here (--into)") from None
+    if page.organization_id != request.organization_id:
+        raise ImportRefused(f"page {page_id} belongs to another organization")
+    return page
+
+
+def _valid_page_fields(source_page: dict, progress: Progress) -> dict:
+    fields = imported.page_fields(source_page, WRITABLE_PAGE_FIELDS)
+    kept = {}
+    for name, value in fields.items():
+        try:
+            schemas.PageFields(**{name: value})
+        except ValidationError:
+            progress.say(f"page field {name} skipped: its value is not valid here")
+            continue
+        kept[name] = value
+    return kept
+
+
+def _write_page(request: Request, page: Page | None, source_page: dict, progress) -> Page:
+    fields = _valid_page_fields(source_page, progress)
+    if page is None:
+        page = pages.create_page(request.organization_id, schemas.PageFields(**fields))
+        import_mapping.remember(
+            f"organization#{request.organization_id}#page", request.source_page_id, page.id
+        )
+        progress.item("page", True)
+        return page
+    current = pages.profile_of(page)
+    changes = {name: value for name, value in fields.items() if current.get(name) != value}
+    if changes:
+        page = pages.update_page(page, schemas.PageFields(**changes))
+    progress.item("page", bool(changes))
+    return page
+
+
+def _write_embed(page: Page, source_embed: dict, progress: Progress) -> None:
+    current = pages.embed_config_of(page)
+    changes = {
+        name: value
+        for name, value in source_embed.items()
+        if name in pages.DEFAULT_EMBED_CONFIG and value and current.get(name) != value
+    }
+    if changes:
+        pages.update_embed_config(page, changes)
+    progress.item("status_embed_config", bool(changes))
+
+
+def _write_each(
+    page_id: str,
+    kind: str,
+    found: list[dict],
+    build,
+    progress: Progress,
+    *,
+    public: bool = True,
+    id_map: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Write each thing of `kind` found (`build(source, our id)`), keeping
+    `id_map` (source id to ours) current as it goes."""
+    scope = import_mapping.scope_of(page_id, kind)
+    if id_map is None:
+        id_map = import_mapping.mapped(scope)
+    for source in found:
+        try:
+            target_id, written = import_mapping.put(
+                page_id,
+                scope,
+                source["id"],
+                lambda target, source=source: build(source, target),
+                imported.new_id_for(source),
+                known=id_map.get(source["id"]),
+                public=public,
+            )
+        except errors.Conflict:
+            progress.say(f"{kind} {source['id']} skipped: it conflicts with one of ours")
+            progress.item(kind, False)
+            continue
+        id_map[source["id"]] = target_id
+        progress.item(kind, written)
+    return id_map
+
+
+def run(request: Request, progress: Progress | None = None) -> dict:
+    progress = progress or Progress()
+    page = _target(request)
+    source = Source(request.from_url, request.from_key, request.rate)
+    found = _read(source, request.source_page_id, progress)
+    _check_limits(found)
+    if request.dry_run:
+        return {"dry_run": True, "would_import": dict(progress.read)}
+    progress.start_writing()
+    page = _write_page(request, page, found["page"], progress)
+    _write_embed(page, found["status_embed_config"], progress)
+    component_ids = import_mapping.mapped(import_mapping.scope_of(page.id, "components"))
+    _write_each(
+        page.id,
+        "components",
+        # Groups first: a component names its group by our id.
+        sorted(found["components"], key=lambda item: not item.get("group")),
+        lambda source, target: imported.component(page.id, source, target, component_ids),
+        progress,
+        id_map=component_ids,
+    )
+    _write_each(
+        page.id,
+        "incident_templates",
+        found["incident_templates"],
+        lambda source, target: imported.template(page.id, source, target, component_ids),
+        progress,
+        public=False,
+    )
+    incident_ids = _write_each(
+        page.id,
+        "incidents",
+        found["incidents"],
+        lambda source, target: imported.incident(page.id, source, target, component_ids),
+        progress,
+    )
+    _write_each(
+        page.id,
+        "subscribers",
+        found["subscribers"],
+        lambda source, target: imported.subscriber(
+            page.id, source, target, component_ids, incident_ids
+        ),
+        progress,
+        public=False,
+    )
+    metric_ids = _write_each(
+        page.id,
+        "metrics",
+        found["metrics"],
+        lambda source, target: imported.metric(page.id, source, target),
+        progress,
+    )
+    _write_access(page.id, found, component_ids, metric_ids, progress)
+    progress.say(progress.line())
+    return {"page_id": page.id, "imported": progress.summary()}
