@@ -161,6 +161,26 @@ def reset_data(page_id: str, metric_id: str) -> Metric:
     return unit_of_work.run(page_id, change)
 
 
+def points_of(
+    page_id: str, metric_id: str, after: int | None = None, limit: int | None = None
+) -> list[MetricPoint]:
+    """The metric's stored points of the backfill window (the last 28 days: older ones take
+    no new data either), oldest first, from the first after `after` (Unix seconds), at most
+    `limit`: one Query on the range of `at`, so a page of points costs what it holds however
+    many the metric has."""
+    metric = get_metric(page_id, metric_id)
+    now = clock.now()
+    first = int((now - BACKFILL).timestamp())
+    if after is not None:
+        first = max(first, after + 1)
+    # A point is stored at its interval's start, which may be up to half an interval ahead.
+    last = int(now.timestamp()) + INTERVAL_SECONDS
+    if first > last:
+        return []  # a cursor past now: DynamoDB refuses a range that ends before it starts
+    condition = MetricPoint.at.between(first, last)
+    return list(MetricPoint.query(metric.id, condition, limit=limit, consistent_read=True))
+
+
 # SPEC 8: at most 3,000 points in one batch.
 MAX_BATCH_POINTS = 3000
 
