@@ -105,11 +105,22 @@ def interval_of(timestamp: int) -> int:
     return (timestamp + INTERVAL_SECONDS // 2) // INTERVAL_SECONDS * INTERVAL_SECONDS
 
 
-def _check_time(timestamp: int) -> None:
+def _backfill_window() -> tuple[float, float]:
+    """The oldest and the newest time a point may be written for (SPEC 8: 28 days back)."""
     now = clock.now()
-    if timestamp > now.timestamp():
+    return (now - BACKFILL).timestamp(), now.timestamp()
+
+
+def in_backfill(timestamp: float) -> bool:
+    oldest, newest = _backfill_window()
+    return oldest <= timestamp <= newest
+
+
+def _check_time(timestamp: int) -> None:
+    oldest, newest = _backfill_window()
+    if timestamp > newest:
         raise errors.invalid("timestamp", "must not be in the future")
-    if timestamp < (now - BACKFILL).timestamp():
+    if timestamp < oldest:
         raise errors.invalid("timestamp", "must be at most 28 days in the past")
 
 
@@ -209,11 +220,9 @@ def write_batch(message: dict) -> None:
     """Writes a queued batch with batch writes; of several points in one interval the last
     is kept (a batch write may not name one key twice, so they are merged first)."""
     page_id = message["page_id"]
-    now = clock.now().timestamp()
-    oldest = (clock.now() - BACKFILL).timestamp()
     kept: dict[tuple[str, int], float] = {}
     for metric_id, timestamp, value in message["points"]:
-        if oldest <= timestamp <= now:
+        if in_backfill(timestamp):
             kept[(metric_id, interval_of(int(timestamp)))] = value
     with MetricPoint.batch_write() as writes:
         for (metric_id, at), value in kept.items():

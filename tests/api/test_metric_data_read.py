@@ -60,9 +60,7 @@ def test_a_bad_cursor_or_limit_is_refused(world, suffix):
 
 
 @pytest.mark.parametrize("suffix", STYLES)
-def test_reading_an_unknown_metric_or_one_of_another_page_is_not_found(
-    world, make_world, suffix
-):
+def test_reading_an_unknown_metric_or_one_of_another_page_is_not_found(world, make_world, suffix):
     assert world.api.get(data_path(world, "nosuchmetric", suffix)).status == 404
     other = make_world("Other")
     theirs = make_metric(other).json
