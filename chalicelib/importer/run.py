@@ -29,13 +29,9 @@ from chalicelib.importer.source import Source, SourceError
 from chalicelib.store.models import Organization, Page
 from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
-# Page fields the source's page is copied into (the archived image URLs are not fields of a
-# page the API reads back).
-WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
-    "layout",
-    "hero_cover_url",
-    "transactional_logo_url",
-}
+# Page fields the source's page is copied into; the images come by their URL (the image's
+# own name in a page read, the field that sets it in a write: `pages.IMAGES`).
+WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {"layout", *pages.IMAGES}
 # The provider type of a page's own (custom) metrics; metrics of other providers read
 # third-party services with credentials the v1 API does not give out.
 SELF_PROVIDER = "Self"
@@ -205,6 +201,10 @@ def _target(request: Request) -> Page | None:
 
 def _valid_page_fields(source_page: dict, progress: Progress) -> dict:
     fields = imported.page_fields(source_page, WRITABLE_PAGE_FIELDS)
+    # The files stay where the source hosts them: a page here holds a URL, not an image.
+    for field, image in pages.IMAGES.items():
+        if isinstance(source_page.get(image), str) and source_page[image]:
+            fields[field] = source_page[image]
     kept = {}
     for name, value in fields.items():
         try:
@@ -226,7 +226,11 @@ def _write_page(request: Request, page: Page | None, source_page: dict, progress
         progress.item("page", True)
         return page
     current = pages.profile_of(page)
-    changes = {name: value for name, value in fields.items() if current.get(name) != value}
+    changes = {
+        name: value
+        for name, value in fields.items()
+        if current.get(pages.IMAGES.get(name, name)) != value
+    }
     if changes:
         page = pages.update_page(page, schemas.PageFields(**changes))
     progress.item("page", bool(changes))

@@ -115,6 +115,7 @@ def fill(page: Page, failing_endpoint: str) -> None:
                 "css_reds": "#aa0000",
                 "branding": "premium",
                 "notifications_email_footer": "Sent by Acme",
+                "hero_cover_url": "https://images.acme.example/cover.png",
             }
         },
     )
