@@ -138,6 +138,7 @@ def _die_with_parent() -> None:
     if sys.platform.startswith("linux"):
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
     # Elsewhere (and should the parent be gone already), watch it.
     def watch() -> None:
         while os.getppid() == parent:
