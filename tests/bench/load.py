@@ -7,10 +7,13 @@ p50/p99 per kind of request.
 Without `--url` it starts a stack of its own (a fresh data directory, no rate limit) and
 stops it at the end. Each client is a thread with its own keep-alive connection that sends
 its next request as soon as the last is answered; which request is drawn at random with the
-weights below, so that readers outnumber writers as they do when a page is busy. Incidents
-live as a responder's do: a client that opens one posts a few updates to it and resolves it
-before it opens another, so the page has a handful open at a time (and updates also go to
-four incidents every client shares), rather than one more open incident every few requests.
+weights below, so that readers outnumber writers as they do when a page is busy.
+
+Incidents live as they do in an outage (`Outage`): a few are open at a time, the clients
+post updates to them, and the update after `UPDATES_PER_INCIDENT` resolves one, which makes
+room for the next incident opened. An incident created while the page has as many open as it
+takes is entered already resolved, as a report written after the fact. So however long the
+run, the page keeps a handful of open incidents with a few updates each, and its history grows.
 """
 
 import argparse
@@ -37,16 +40,44 @@ MIX = {
     "incident create": (5, True),
 }
 STATUSES = ["operational", "degraded_performance", "partial_outage", "major_outage"]
-# A client's own incident is resolved by its update after this many.
-UPDATES_BEFORE_RESOLVING = 2
+OPEN_AT_ONCE = 4
+UPDATES_PER_INCIDENT = 4
 
 
-class Responder:
-    """One client's own incident, if it has one open, and the updates it has posted to it."""
+class Outage:
+    """The incidents open on the page, shared by the clients."""
 
-    def __init__(self):
-        self.incident_id: str | None = None
-        self.updates = 0
+    def __init__(self, incident_ids: list[str]):
+        self.open = list(incident_ids)
+        self.updates: dict[str, int] = defaultdict(int)
+        self.lock = threading.Lock()
+
+    def next_update(self, chooser: random.Random) -> tuple[str, bool] | None:
+        """An open incident to update and whether this update resolves it; None if none."""
+        with self.lock:
+            known = [incident_id for incident_id in self.open if incident_id]
+            if not known:
+                return None
+            incident_id = chooser.choice(known)
+            self.updates[incident_id] += 1
+            resolving = self.updates[incident_id] > UPDATES_PER_INCIDENT
+            if resolving:
+                self.open.remove(incident_id)
+            return incident_id, resolving
+
+    def take_one_more(self) -> bool:
+        """Whether a new incident may be open (counted as open at once, if so)."""
+        with self.lock:
+            if len(self.open) >= OPEN_AT_ONCE:
+                return False
+            self.open.append("")  # its place, until it has an id
+            return True
+
+    def opened(self, incident_id: str | None) -> None:
+        with self.lock:
+            self.open.remove("")
+            if incident_id:
+                self.open.append(incident_id)
 
 
 class Target:
@@ -60,10 +91,14 @@ class Target:
             self._made(session, "components", {"component": {"name": f"Service {n}"}})
             for n in range(8)
         ]
-        self.incident_ids = [
-            self._made(session, "incidents", {"incident": {"name": f"Trouble {n}"}})
-            for n in range(4)
-        ]
+        self.outage = Outage(
+            [
+                self._made(session, "incidents", {"incident": {"name": f"Trouble {n}"}})
+                for n in range(OPEN_AT_ONCE)
+            ]
+        )
+        # A page in an outage has been viewed before: its public body exists.
+        session.get(f"{url}/s/{page_id}", timeout=30).raise_for_status()
 
     def _made(self, session: requests.Session, resource: str, body: dict) -> str:
         answer = session.post(
@@ -75,9 +110,7 @@ class Target:
         answer.raise_for_status()
         return answer.json()["id"]
 
-    def send(
-        self, session: requests.Session, kind: str, responder: Responder | None = None
-    ) -> requests.Response:
+    def send(self, session: requests.Session, kind: str) -> requests.Response:
         api = f"{self.url}/v1/pages/{self.page_id}"
         public = f"{self.url}/s/{self.page_id}"
         if kind == "public page":
@@ -94,37 +127,36 @@ class Target:
             return session.patch(
                 f"{api}/components/{component_id}", json=body, headers=self.headers, timeout=30
             )
-        if responder is not None and responder.incident_id:
-            return self._own_incident_update(session, responder)
         if kind == "incident update":
-            body = {"incident": {"status": "identified", "body": "Still on it"}}
-            incident_id = random.choice(self.incident_ids)
-            return session.patch(
-                f"{api}/incidents/{incident_id}", json=body, headers=self.headers, timeout=30
-            )
-        body = {"incident": {"name": "Load", "body": "Looking", "deliver_notifications": False}}
-        answer = session.post(f"{api}/incidents", json=body, headers=self.headers, timeout=30)
-        if responder is not None and answer.status_code == 201:
-            responder.incident_id, responder.updates = answer.json()["id"], 0
-        return answer
+            chosen = self.outage.next_update(random)
+            if chosen is not None:
+                incident_id, resolving = chosen
+                status = "resolved" if resolving else "monitoring"
+                body = {"incident": {"status": status, "body": f"Now {status}"}}
+                return session.patch(
+                    f"{api}/incidents/{incident_id}", json=body, headers=self.headers, timeout=30
+                )
+        return self._create(session, api)
 
-    def _own_incident_update(
-        self, session: requests.Session, responder: Responder
-    ) -> requests.Response:
-        """The next update of the client's own incident; after a few, the one resolving it."""
-        resolving = responder.updates >= UPDATES_BEFORE_RESOLVING
-        status = "resolved" if resolving else "monitoring"
-        body = {"incident": {"status": status, "body": "Resolved" if resolving else "A fix is out"}}
-        answer = session.patch(
-            f"{self.url}/v1/pages/{self.page_id}/incidents/{responder.incident_id}",
-            json=body,
-            headers=self.headers,
-            timeout=30,
-        )
-        responder.updates += 1
-        if resolving:
-            responder.incident_id = None
-        return answer
+    def _create(self, session: requests.Session, api: str) -> requests.Response:
+        """An open incident while the page has room for one, else one reported resolved."""
+        opening = self.outage.take_one_more()
+        body = {
+            "incident": {
+                "name": "Load",
+                "body": "Looking" if opening else "It was fixed",
+                "status": "investigating" if opening else "resolved",
+                "deliver_notifications": False,
+            }
+        }
+        answer = None
+        try:
+            answer = session.post(f"{api}/incidents", json=body, headers=self.headers, timeout=30)
+            return answer
+        finally:
+            if opening:
+                created = answer is not None and answer.status_code == 201
+                self.outage.opened(answer.json()["id"] if created else None)
 
 
 def run(target: Target, clients: int, seconds: float) -> dict:
@@ -139,14 +171,11 @@ def run(target: Target, clients: int, seconds: float) -> dict:
     def client(seed: int) -> None:
         chooser = random.Random(seed)
         session = requests.Session()
-        responder = Responder()
         while time.monotonic() < deadline:
             kind = chooser.choices(kinds, weights)[0]
-            if kind.startswith("incident ") and kind != "incident list" and responder.incident_id:
-                kind = "incident update"  # a responder updates the incident it has open
             started = time.perf_counter()
             try:
-                status = target.send(session, kind, responder).status_code
+                status = target.send(session, kind).status_code
             except requests.RequestException as error:
                 status = type(error).__name__
             ok = isinstance(status, int) and status < 400
