@@ -7,6 +7,8 @@ under its role (`page_configuration`). A move is an update of `position`, as the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chalice import Response
 
 from chalicelib import schemas
@@ -57,11 +59,19 @@ def _listing(page: Page, records: list[Component]) -> dict:
     }
 
 
-def _form(screen: Screen, wrapper: str) -> dict:
+def _write(
+    screen: Screen, wrapper: str, schema: type, write: Callable[..., components.Written], *ids: str
+) -> Response:
+    """Validate the form's `wrapper[...]` fields with the API's `schema`, `write` them with
+    the API's domain function (`write(page_id, *ids, fields)`), and go back to the list, at
+    what was written."""
+    page, _ = _records(screen)
     fields = screen.form.get(wrapper)
     if not isinstance(fields, dict):
         raise errors.unprocessable({wrapper: ["is missing"]})
-    return {wrapper: fields}
+    body = errors.validated(schema, {wrapper: fields}, wrapper)
+    written = write(page.id, *ids, getattr(body, wrapper))
+    return _back(page.id, written.record.id)
 
 
 def _back(page_id: str, record_id: str | None = None) -> Response:
@@ -76,40 +86,34 @@ def show_components(screen: Screen) -> Response:
 
 @console_view(COMPONENTS + "/new", ("POST",))
 def create_component(screen: Screen) -> Response:
-    page, _ = _records(screen)
-    body = _form(screen, "component")
-    fields = errors.validated(schemas.ComponentCreate, body, "component").component
-    written = components.create_component(page.id, fields)
-    return _back(page.id, written.record.id)
+    return _write(screen, "component", schemas.ComponentCreate, components.create_component)
 
 
 @console_view(COMPONENT)
 def show_component(screen: Screen) -> Response:
     page, records = _records(screen)
     record = components.find(records, screen.request.params["component_id"], group=False)
+    groups = [each for each in records if each.group]
     return screen.render(
-        "component.html",
-        page=page_heading(page),
-        component=record,
-        groups=[each for each in records if each.group],
+        "edit.html", page=page_heading(page), component=record, group=None, groups=groups
     )
 
 
 @console_view(COMPONENT, ("POST",))
 def update_component(screen: Screen) -> Response:
-    page, _ = _records(screen)
-    body = _form(screen, "component")
-    fields = errors.validated(schemas.ComponentUpdate, body, "component").component
     component_id = screen.request.params["component_id"]
-    components.update_component(page.id, component_id, fields)
-    return _back(page.id, component_id)
+    update = components.update_component
+    return _write(screen, "component", schemas.ComponentUpdate, update, component_id)
 
 
 @console_view(COMPONENT + "/delete", ("POST",))
-def delete_component(screen: Screen) -> Response:
+def delete(screen: Screen) -> Response:
+    """A component, or a group (its members stay, out of any group), as the API deletes
+    each."""
     page, records = _records(screen)
-    record = components.find(records, screen.request.params["component_id"], group=False)
-    components.delete_component(page.id, record.id)
+    record = components.find(records, screen.request.params["component_id"])
+    remove = component_groups.delete_group if record.group else components.delete_component
+    remove(page.id, record.id)
     return _back(page.id)
 
 
@@ -136,11 +140,9 @@ def move(screen: Screen) -> Response:
 
 @console_view(GROUPS + "/new", ("POST",))
 def create_group(screen: Screen) -> Response:
-    page, _ = _records(screen)
-    body = _form(screen, "component_group")
-    fields = errors.validated(schemas.ComponentGroupCreate, body, "component_group")
-    written = component_groups.create_group(page.id, fields.component_group)
-    return _back(page.id, written.record.id)
+    return _write(
+        screen, "component_group", schemas.ComponentGroupCreate, component_groups.create_group
+    )
 
 
 @console_view(GROUP)
@@ -148,8 +150,9 @@ def show_group(screen: Screen) -> Response:
     page, records = _records(screen)
     group = components.find(records, screen.request.params["group_id"], group=True)
     return screen.render(
-        "group.html",
+        "edit.html",
         page=page_heading(page),
+        component=None,
         group=group,
         members={member.id for member in components.members_of(records, group.id)},
         candidates=[record for record in records if not record.group],
@@ -158,16 +161,6 @@ def show_group(screen: Screen) -> Response:
 
 @console_view(GROUP, ("POST",))
 def update_group(screen: Screen) -> Response:
-    page, _ = _records(screen)
-    body = _form(screen, "component_group")
-    fields = errors.validated(schemas.ComponentGroupUpdate, body, "component_group")
     group_id = screen.request.params["group_id"]
-    component_groups.update_group(page.id, group_id, fields.component_group)
-    return _back(page.id, group_id)
-
-
-@console_view(GROUP + "/delete", ("POST",))
-def delete_group(screen: Screen) -> Response:
-    page, _ = _records(screen)
-    component_groups.delete_group(page.id, screen.request.params["group_id"])
-    return _back(page.id)
+    update = component_groups.update_group
+    return _write(screen, "component_group", schemas.ComponentGroupUpdate, update, group_id)

@@ -1,5 +1,7 @@
 """Organizations, their users and API keys."""
 
+from __future__ import annotations
+
 from chalicelib import clock, ids, schemas
 from chalicelib.domain import credentials, errors
 from chalicelib.store.base import plain_dict

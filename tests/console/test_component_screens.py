@@ -110,7 +110,7 @@ def test_moves_reorder_the_page_and_groups_move_with_their_members(
     )
     assert emptied.status == 422 and "a group cannot be empty" in emptied.text
 
-    assert console.post(f"{screens}/groups/{group_id}/delete", {}).status == 303
+    assert console.post(f"{screens}/components/{group_id}/delete", {}).status == 303
     assert "Back end" not in _order(world) and "Beta" in _order(world)
 
 
