@@ -123,7 +123,8 @@ def move(screen: Screen) -> Response:
     level, its members with it), written as the API's `position` of a component or group."""
     page, records = _records(screen)
     record = components.find(records, screen.request.params["component_id"])
-    step = STEPS.get(screen.form.get("direction"))
+    direction = screen.form.get("direction")
+    step = STEPS.get(direction) if isinstance(direction, str) else None
     if step is None:
         raise errors.unprocessable({"direction": ["must be up or down"]})
     position = components.neighbour_position(records, record, step)
