@@ -126,9 +126,8 @@ def test_bad_component_input_is_shown_as_a_form_problem(console, make_user, worl
     assert console.post(f"{screens}/components/nope/move", {"direction": "up"}).status == 404
     _add(console, screens, "Only")
     only = _ids(world)["Only"]
-    assert (
-        console.post(f"{screens}/components/{only}/move", {"direction": "sideways"}).status == 422
-    )
+    for direction in ({"direction": "sideways"}, {"direction[up]": "1"}):
+        assert console.post(f"{screens}/components/{only}/move", direction).status == 422
 
 
 def test_components_need_page_configuration_and_a_csrf_token(console, make_user, world, screens):
