@@ -8,7 +8,7 @@ from chalicelib import clock, schemas
 from chalicelib.api.metrics_providers import PROVIDER
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics, metrics_providers
-from chalicelib.http.pagination import paginate
+from chalicelib.http.pagination import limit_and_after, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.notify import queues
 from chalicelib.store.metrics import Metric
@@ -139,6 +139,27 @@ def add_data_point(request: ApiRequest):
     stored = metrics.add_point(page.id, request.params["metric_id"], point)
     return schemas.DataPointAdded(
         data=schemas.DataPoint(timestamp=int(stored.at), value=stored.value)
+    )
+
+
+@router.route(
+    METRIC_DATA,
+    ["GET"],
+    summary=(
+        "Read a custom metric's points of the last 28 days, oldest first, a page at a time "
+        "(an extension: Statuspage's v1 API has no read of metric data). For the next page "
+        "pass the last point's timestamp as `after`; a page shorter than `limit` is the last."
+    ),
+    response="DataPointList",
+    query="MetricDataQuery",
+)
+def list_data_points(request: ApiRequest):
+    page = request.page()
+    request.parse_query()
+    limit, after = limit_and_after(request.query, schemas.metrics.MAX_POINTS_PER_PAGE)
+    found = metrics.points_of(page.id, request.params["metric_id"], after, limit)
+    return schemas.DataPointList(
+        data=[schemas.DataPoint(timestamp=int(point.at), value=point.value) for point in found]
     )
 
 

@@ -285,10 +285,12 @@ def page_fields(source: dict, writable: set[str]) -> dict:
     }
 
 
-def metric(page_id: str, source: dict, target_id: str) -> Built:
-    """A custom metric (the source's own provider's), under this page's own provider. Its
-    data points are not in the v1 API to read, so it starts without any: when data last
-    came is left unset rather than naming points that are not here."""
+def metric(
+    page_id: str, source: dict, target_id: str, most_recent_data_at: datetime | None
+) -> Built:
+    """A custom metric (the source's own provider's), under this page's own provider.
+    `most_recent_data_at`: its newest point imported, if any; not the source's own, which
+    may name a point older than 28 days or one the source would not give."""
     created = moment(source.get("created_at")) or clock.now()
     return Built(
         [
@@ -307,6 +309,7 @@ def metric(page_id: str, source: dict, target_id: str) -> Built:
                 y_axis_hidden=bool(source.get("y_axis_hidden")),
                 suffix=source.get("suffix") or "",
                 decimal_places=int(source.get("decimal_places") or 0),
+                most_recent_data_at=most_recent_data_at,
                 created_at=created,
                 updated_at=moment(source.get("updated_at")) or created,
             )

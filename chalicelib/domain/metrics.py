@@ -105,11 +105,22 @@ def interval_of(timestamp: int) -> int:
     return (timestamp + INTERVAL_SECONDS // 2) // INTERVAL_SECONDS * INTERVAL_SECONDS
 
 
-def _check_time(timestamp: int) -> None:
+def _backfill_window() -> tuple[float, float]:
+    """The oldest and the newest time a point may be written for (SPEC 8: 28 days back)."""
     now = clock.now()
-    if timestamp > now.timestamp():
+    return (now - BACKFILL).timestamp(), now.timestamp()
+
+
+def in_backfill(timestamp: float) -> bool:
+    oldest, newest = _backfill_window()
+    return oldest <= timestamp <= newest
+
+
+def _check_time(timestamp: int) -> None:
+    oldest, newest = _backfill_window()
+    if timestamp > newest:
         raise errors.invalid("timestamp", "must not be in the future")
-    if timestamp < (now - BACKFILL).timestamp():
+    if timestamp < oldest:
         raise errors.invalid("timestamp", "must be at most 28 days in the past")
 
 
@@ -161,6 +172,26 @@ def reset_data(page_id: str, metric_id: str) -> Metric:
     return unit_of_work.run(page_id, change)
 
 
+def points_of(
+    page_id: str, metric_id: str, after: int | None = None, limit: int | None = None
+) -> list[MetricPoint]:
+    """The metric's stored points of the backfill window (the last 28 days: older ones take
+    no new data either), oldest first, from the first after `after` (Unix seconds), at most
+    `limit`: one Query on the range of `at`, so a page of points costs what it holds however
+    many the metric has."""
+    metric = get_metric(page_id, metric_id)
+    now = clock.now()
+    first = int((now - BACKFILL).timestamp())
+    if after is not None:
+        first = max(first, after + 1)
+    # A point is stored at its interval's start, which may be up to half an interval ahead.
+    last = int(now.timestamp()) + INTERVAL_SECONDS
+    if first > last:
+        return []  # a cursor past now: DynamoDB refuses a range that ends before it starts
+    condition = MetricPoint.at.between(first, last)
+    return list(MetricPoint.query(metric.id, condition, limit=limit, consistent_read=True))
+
+
 # SPEC 8: at most 3,000 points in one batch.
 MAX_BATCH_POINTS = 3000
 
@@ -189,11 +220,9 @@ def write_batch(message: dict) -> None:
     """Writes a queued batch with batch writes; of several points in one interval the last
     is kept (a batch write may not name one key twice, so they are merged first)."""
     page_id = message["page_id"]
-    now = clock.now().timestamp()
-    oldest = (clock.now() - BACKFILL).timestamp()
     kept: dict[tuple[str, int], float] = {}
     for metric_id, timestamp, value in message["points"]:
-        if oldest <= timestamp <= now:
+        if in_backfill(timestamp):
             kept[(metric_id, interval_of(int(timestamp)))] = value
     with MetricPoint.batch_write() as writes:
         for (metric_id, at), value in kept.items():

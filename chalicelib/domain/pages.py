@@ -66,8 +66,8 @@ DEFAULT_EMBED_CONFIG = {
 _CLAIMED = ("subdomain", "domain")
 # Archived names of current fields.
 _ALIASES = {"layout": "branding"}
-# Archived image URLs set the image and remember when.
-_IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transactional_logo"}
+# Archived image URLs set the image (stored and shown under its own name) and remember when.
+IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transactional_logo"}
 
 
 def _claim_name(kind: str, value: str) -> str:
@@ -101,9 +101,9 @@ def _profile_changes(fields: schemas.PageFields) -> dict:
     moment = clock.iso(clock.now())
     for name in fields.model_fields_set - set(_CLAIMED):
         value = getattr(fields, name)
-        if name in _IMAGES:
-            changes[_IMAGES[name]] = value
-            changes[f"{_IMAGES[name]}_updated_at"] = moment if value else None
+        if name in IMAGES:
+            changes[IMAGES[name]] = value
+            changes[f"{IMAGES[name]}_updated_at"] = moment if value else None
             continue
         if value is None and name not in ("url", "support_url", "notifications_from_email"):
             continue  # an explicit null on a required setting changes nothing

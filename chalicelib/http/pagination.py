@@ -1,4 +1,5 @@
-"""`page` (1-based) and `per_page` (default and maximum 100) over a list."""
+"""`page` (1-based) and `per_page` (default and maximum 100) over a list; `limit` and a
+0-based `page` over subscribers; `limit` and an `after` cursor over long time series."""
 
 from collections.abc import Sequence
 from typing import TypeVar
@@ -52,3 +53,12 @@ def start_and_size(query: dict) -> tuple[int, int]:
     """`page` (1-based) and `per_page` as the start of that page and its size."""
     page, per_page = page_and_size(query)
     return (page - 1) * per_page, per_page
+
+
+def limit_and_after(query: dict, maximum: int) -> tuple[int, int | None]:
+    """Time series read by a cursor: `limit` (default and max `maximum`) and `after`, the key
+    (Unix seconds) of the last item of the page before. A cursor, not a page number: a deep
+    page costs no more to read than the first."""
+    limit = min(_whole_number(query.get("limit"), maximum, 1), maximum)
+    after = query.get("after")
+    return limit, None if after in (None, "") else _whole_number(after, 0, 0)

@@ -38,11 +38,16 @@ class Progress:
         self.say(f"writing {total} items into our page")
 
     def item(self, kind: str, written: bool) -> None:
+        self.items(kind, 1, int(written))
+
+    def items(self, kind: str, done: int, written: int) -> None:
+        """`done` things of `kind` handled, `written` of them written (data points go by
+        the thousand)."""
         if kind not in self.done:
             self.say(f"writing {kind}: {self.read.get(kind, 0)}")
-        self.done[kind] = self.done.get(kind, 0) + 1
+        self.done[kind] = self.done.get(kind, 0) + done
         if written:
-            self.written[kind] = self.written.get(kind, 0) + 1
+            self.written[kind] = self.written.get(kind, 0) + written
         now = time.monotonic()
         if now - self._last_line >= EVERY_SECONDS:
             self._last_line = now

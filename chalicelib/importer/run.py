@@ -18,25 +18,20 @@ from chalicelib.domain import (
     errors,
     import_mapping,
     imported,
-    incident_states,
     metrics,
     page_access,
     pages,
     subscribers,
 )
+from chalicelib.importer import metric_data
 from chalicelib.importer.progress import Progress
 from chalicelib.importer.source import Source, SourceError
 from chalicelib.store.models import Organization, Page
 from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
-# Page fields the source's page is copied into (the archived image URLs are not fields of a
-# page the API reads back).
-WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {
-    "layout",
-    "hero_cover_url",
-    "transactional_logo_url",
-}
-CLOSED_STATUSES = (*incident_states.CLOSED, incident_states.POSTMORTEM_STATUS)
+# Page fields the source's page is copied into; the images come by their URL (the image's
+# own name in a page read, the field that sets it in a write: `pages.IMAGES`).
+WRITABLE_PAGE_FIELDS = set(schemas.PageFields.model_fields) - {"layout", *pages.IMAGES}
 # The provider type of a page's own (custom) metrics; metrics of other providers read
 # third-party services with credentials the v1 API does not give out.
 SELF_PROVIDER = "Self"
@@ -80,10 +75,11 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
         if any(not isinstance(item, dict) or "id" not in item for item in found[kind]):
             raise SourceError(f"{base}/{kind}: unexpected items: not a Statuspage v1 API?")
         progress.has_read(kind, len(found[kind]))
-    more = _open_incident_subscribers(source, base, found)
+    more = _incident_subscribers(source, base, found)
     if more:
         found["subscribers"] += more
         progress.has_read("subscribers", len(found["subscribers"]))
+    metric_data.read(source, base, found["metrics"], progress)
     progress.say(f"{source.requests} requests to the source")
     return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
 
@@ -98,15 +94,16 @@ def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]
     return custom
 
 
-def _open_incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
-    """Subscribers of one incident that the page's list left out (Statuspage lists them
-    under their incident): those of open incidents only, as a closed incident tells its
-    subscribers nothing more, and a source of years of incidents would cost a request each."""
+def _incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
+    """Subscribers of one incident, open or closed, that the page's list left out: Statuspage
+    lists them only under their incident, a request an incident. A source whose page list
+    says which incident each subscriber is of (`incident_id`, as this service's does) lists
+    them all there, and is not asked again."""
+    if any("incident_id" in subscriber for subscriber in found["subscribers"]):
+        return []
     seen = {subscriber.get("id") for subscriber in found["subscribers"]}
     more = []
     for incident in found["incidents"]:
-        if incident.get("status") in CLOSED_STATUSES:
-            continue
         path = f"{base}/incidents/{incident['id']}/subscribers"
         for subscriber in source.pages(path, "subscribers", state="all"):
             if isinstance(subscriber, dict) and subscriber.get("id") not in seen:
@@ -204,6 +201,10 @@ def _target(request: Request) -> Page | None:
 
 def _valid_page_fields(source_page: dict, progress: Progress) -> dict:
     fields = imported.page_fields(source_page, WRITABLE_PAGE_FIELDS)
+    # The files stay where the source hosts them: a page here holds a URL, not an image.
+    for field, image in pages.IMAGES.items():
+        if isinstance(source_page.get(image), str) and source_page[image]:
+            fields[field] = source_page[image]
     kept = {}
     for name, value in fields.items():
         try:
@@ -225,7 +226,11 @@ def _write_page(request: Request, page: Page | None, source_page: dict, progress
         progress.item("page", True)
         return page
     current = pages.profile_of(page)
-    changes = {name: value for name, value in fields.items() if current.get(name) != value}
+    changes = {
+        name: value
+        for name, value in fields.items()
+        if current.get(pages.IMAGES.get(name, name)) != value
+    }
     if changes:
         page = pages.update_page(page, schemas.PageFields(**changes))
     progress.item("page", bool(changes))
@@ -329,9 +334,13 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         page.id,
         "metrics",
         found["metrics"],
-        lambda source, target: imported.metric(page.id, source, target),
+        lambda source, target: imported.metric(page.id, source, target, metric_data.newest(source)),
         progress,
     )
+    for source_metric in found["metrics"]:
+        if source_metric.get("data") and source_metric["id"] in metric_ids:
+            target_id = metric_ids[source_metric["id"]]
+            metric_data.write(page.id, target_id, source_metric["data"], progress)
     _write_access(page.id, found, component_ids, metric_ids, progress)
     progress.say(progress.line())
     return {"page_id": page.id, "imported": progress.summary()}

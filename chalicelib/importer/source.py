@@ -26,6 +26,11 @@ class SourceError(Exception):
     """The source cannot be read as asked; the message says why."""
 
 
+class SourceMissing(SourceError):
+    """The source has no such thing (404) or does not serve this read (405): fatal for what
+    an import needs, a plain answer for a read only some sources have."""
+
+
 class Source:
     def __init__(self, base_url: str, key: str, rate: float = 1.0, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")
@@ -83,6 +88,23 @@ class Source:
                 return
             number += 1
 
+    def after(self, path: str, wrapper: str, key: str, size: int) -> Iterator[dict]:
+        """Every item of a series read by a cursor (`after` the `key` of the last item read,
+        `limit` a page), each page wrapped in `{wrapper: [...]}`."""
+        cursor = None
+        while True:
+            query = {"limit": size} if cursor is None else {"limit": size, "after": cursor}
+            body = self.get(path, **query)
+            batch = body.get(wrapper) if isinstance(body, dict) else None
+            if not isinstance(batch, list) or any(
+                not isinstance(item, dict) or key not in item for item in batch
+            ):
+                raise SourceError(f"{path}: expected {{{wrapper!r}: [...]}} of items with {key}")
+            yield from batch
+            if len(batch) < size:
+                return
+            cursor = batch[-1][key]
+
 
 def _retry_after(answer, attempt: int) -> float:
     value = answer.headers.get("Retry-After")
@@ -98,7 +120,9 @@ def _decoded(path: str, answer) -> object:
     if answer.status == 403:
         raise SourceError(f"{path}: the key may not read this (403)")
     if answer.status == 404:
-        raise SourceError(f"{path}: not found (404): check --page and --from-url")
+        raise SourceMissing(f"{path}: not found (404): check --page and --from-url")
+    if answer.status == 405:
+        raise SourceMissing(f"{path}: the source does not serve this read (405)")
     if answer.status >= 400:
         raise SourceError(f"{path}: the source answered {answer.status}")
     kind = answer.headers.get("Content-Type", "")

@@ -1,4 +1,5 @@
-"""`make run`: the whole stack in one process; Ctrl-C (or SIGTERM) stops it all."""
+"""`make run`: the whole stack (this process and the emulator's); Ctrl-C (or SIGTERM) stops
+it all."""
 
 import json
 import logging
@@ -9,6 +10,7 @@ import threading
 from pathlib import Path
 
 from chalicelib.environment import DEFAULT_MOTO_PORT, use_local_emulator_if_local
+from chalicelib.local import logs
 
 
 def _port(name: str, default: int) -> int:
@@ -16,9 +18,7 @@ def _port(name: str, default: int) -> int:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    for noisy in ("werkzeug", "botocore", "pynamodb"):  # per-request and per-client lines
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    logs.configure()
     os.environ["STAGE"] = os.environ.get("STAGE", "local")
     os.environ.pop("AWS_ENDPOINT_URL", None)  # this stack is the endpoint
     use_local_emulator_if_local()
@@ -30,10 +30,11 @@ def main() -> int:
     from app import app
     from chalicelib.admin import bootstrap, index_recipients, one_time_password
     from chalicelib.local import events, server
-    from chalicelib.local.emulator import Emulator
+    from chalicelib.local.emulator import EmulatorProcess, declared_queues
 
-    emulator = Emulator(moto_port, Path(os.environ.get("DATA_DIR", ".data")))
-    had_data = emulator.start(app)
+    data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
+    emulator = EmulatorProcess(moto_port, data_dir, declared_queues(app))
+    had_data = emulator.start()
     index_recipients()  # data of an earlier version: subscribers without recipient items
     if not had_data:
         created = bootstrap()
@@ -64,6 +65,7 @@ def main() -> int:
     stopped.wait()
     print("Stopping...", flush=True)
     http.server.shutdown()  # no new requests; one in flight was not acknowledged yet
+    emulator.stop()
     return 0
 
 

@@ -1,8 +1,22 @@
 """moto's HTTP server as the embedded AWS (DynamoDB, SQS, SES, SNS) on a loopback port, with
-the journal at its boundary so that what it acknowledged survives a restart."""
+the journal at its boundary so that what it acknowledged survives a restart.
 
+It runs in a process of its own (`EmulatorProcess`), as AWS's services run apart from the
+Lambda functions: the emulator and the app each get a core instead of sharing one
+interpreter lock, which under load is most of a request's wait. The process lives only as
+long as the stack's: it dies with its parent, however the parent stops (SIGKILL included).
+
+    python -m chalicelib.local.emulator PORT DATA_DIR [QUEUE ...]
+"""
+
+import ctypes
 import io
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import boto3
@@ -14,7 +28,7 @@ from moto.moto_server.werkzeug_app import (
 from werkzeug.serving import make_server
 
 from chalicelib import config
-from chalicelib.local import moto_costs
+from chalicelib.local import logs, moto_costs
 from chalicelib.local.journal import Journal
 from chalicelib.store.tables import create_all
 
@@ -67,6 +81,8 @@ class _RequestHandler(MotoRequestHandler):
 
 
 class Emulator:
+    """The emulator's server and journal, in the process that runs it."""
+
     def __init__(self, port: int, data_dir: Path):
         moto_costs.install()
         self.journal = Journal(
@@ -79,11 +95,72 @@ class Emulator:
             target=self.server.serve_forever, name="emulator", daemon=True
         )
 
-    def start(self, app) -> bool:
-        """Serve, create what the app needs, load the journal; True when data was found."""
+    def start(self, queues: list[str]) -> bool:
+        """Serve, create the tables and `queues`, load the journal; True when data was found."""
         self.thread.start()
-        create_resources(app)
+        create_queues_and_tables(queues)
         return self.journal.recover()
+
+
+READY = "emulator ready"
+START_TIMEOUT_SECONDS = 60
+
+
+class EmulatorProcess:
+    """The emulator in a child process, seen from the stack's own."""
+
+    def __init__(self, port: int, data_dir: Path, queues: list[str]):
+        self.arguments = [str(port), str(data_dir), *queues]
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> bool:
+        """Start it and wait until it serves; True when it found data."""
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "chalicelib.local.emulator", *self.arguments],
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline()  # its only line
+        if not line.startswith(READY):
+            self.process.kill()
+            raise RuntimeError(f"the emulator did not start: {line.strip() or 'no answer'}")
+        return line.split()[-1] == "data"
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()  # every acknowledged write is in the journal already
+
+
+def _die_with_parent() -> None:
+    """Be killed when the stack's process ends, however it ends."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+    # Elsewhere (and should the parent be gone already), watch it.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def serve(port: int, data_dir: Path, queues: list[str]) -> None:
+    """The emulator process: serve until the stack stops."""
+    _die_with_parent()
+    logs.configure()
+    stopped = threading.Event()
+    # A terminal's Ctrl-C reaches the whole group; the stack's process ends this one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    had_data = Emulator(port, data_dir).start(queues)
+    print(f"{READY} {'data' if had_data else 'empty'}", flush=True)
+    sys.stdout = open(os.devnull, "w")  # nobody reads the pipe any more
+    stopped.wait()
+    os._exit(0)
 
 
 def declared_queues(app) -> list[str]:
@@ -93,10 +170,18 @@ def declared_queues(app) -> list[str]:
 
 def create_resources(app) -> None:
     """Tables from the models, queues from the app, and a verified sender for SES."""
+    create_queues_and_tables(declared_queues(app))
+
+
+def create_queues_and_tables(queues: list[str]) -> None:
     create_all()
     sqs = boto3.client("sqs", region_name=config.region())
-    for queue in declared_queues(app):
+    for queue in queues:
         sqs.create_queue(QueueName=queue)
     boto3.client("ses", region_name=config.region()).verify_email_identity(
         EmailAddress=config.notifications_sender()
     )
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])

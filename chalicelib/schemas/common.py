@@ -10,7 +10,9 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic import BaseModel as PydanticModel
 
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+# The local part in printable ASCII ("!" to "?" and "A" to "~": all but "@" and spaces): SES,
+# like SMTP without extensions, cannot send to any other. The domain may be international.
+_EMAIL = re.compile(r"^[!-?A-~]+@[^@\s]+\.[^@\s.]+$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 # The OpenAPI document states what the validators below accept (they strip and lower-case
@@ -49,7 +51,7 @@ def _time_zone(value: str) -> str:
 def _email(value: str) -> str:
     value = value.strip()
     if len(value) > 254 or not _EMAIL.match(value):
-        raise ValueError("must be a valid email address")
+        raise ValueError("must be a valid email address (the part before @ in ASCII)")
     return value
 
 

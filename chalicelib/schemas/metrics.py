@@ -134,3 +134,21 @@ class MetricDataBatch(Schema):
 
 class DataPointAdded(OutSchema):
     data: DataPoint
+
+
+# Points are small (28 days at 30 s are 80,640 of a metric): a page of them is 40 KB of JSON
+# at most, and a reader at one request a second has a metric's whole window in 81 requests.
+MAX_POINTS_PER_PAGE = 1000
+
+
+class MetricDataQuery(Schema):
+    after: int | None = Field(
+        None, ge=0, description="Unix seconds: only points after it (the last one already read)"
+    )
+    limit: int | None = Field(
+        None, ge=1, le=MAX_POINTS_PER_PAGE, description=f"at most {MAX_POINTS_PER_PAGE} points"
+    )
+
+
+class DataPointList(OutSchema):
+    data: list[DataPoint] = Field(description="the points of the last 28 days, oldest first")

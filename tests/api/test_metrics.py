@@ -360,7 +360,7 @@ def test_the_openapi_document_lists_every_metrics_operation(world):
         },
         "/v1/pages/{page_id}/metrics": {"get"},
         "/v1/pages/{page_id}/metrics/{metric_id}": {"get", "patch", "put", "delete"},
-        "/v1/pages/{page_id}/metrics/{metric_id}/data": {"post", "delete"},
+        "/v1/pages/{page_id}/metrics/{metric_id}/data": {"get", "post", "delete"},
         "/v1/pages/{page_id}/metrics/data": {"post"},
     }
     for path, methods in expected.items():

@@ -65,6 +65,7 @@ def test_sms_and_webhook_subscribers_start_active(world):
     "subscriber, field",
     [
         ({"email": "nope"}, "email"),
+        ({"email": "renée@example.com"}, "email"),  # SES sends to ASCII local parts only
         ({"phone_country": "XX", "phone_number": "12345"}, "phone_country"),
         ({"phone_country": "US", "phone_number": "12"}, "phone_number"),
         ({"endpoint": "https://hooks.example.com/x"}, "email"),
@@ -77,6 +78,11 @@ def test_invalid_subscribers_are_422_naming_the_field(world, subscriber, field):
     answer = subscribe(world, subscriber)
     assert answer.status == 422, answer.text
     assert field in answer.json["errors"]
+
+
+def test_an_international_domain_is_accepted(world):
+    answer = subscribe(world, {"email": "ops@bücher.example"})
+    assert answer.status == 201, answer.text
 
 
 def test_duplicates_are_refused(world):

@@ -7,7 +7,10 @@ p50/p99 per kind of request.
 Without `--url` it starts a stack of its own (a fresh data directory, no rate limit) and
 stops it at the end. Each client is a thread with its own keep-alive connection that sends
 its next request as soon as the last is answered; which request is drawn at random with the
-weights below, so that readers outnumber writers as they do when a page is busy.
+weights below, so that readers outnumber writers as they do when a page is busy. Incidents
+live as a responder's do: a client that opens one posts a few updates to it and resolves it
+before it opens another, so the page has a handful open at a time (and updates also go to
+four incidents every client shares), rather than one more open incident every few requests.
 """
 
 import argparse
@@ -34,6 +37,16 @@ MIX = {
     "incident create": (5, True),
 }
 STATUSES = ["operational", "degraded_performance", "partial_outage", "major_outage"]
+# A client's own incident is resolved by its update after this many.
+UPDATES_BEFORE_RESOLVING = 2
+
+
+class Responder:
+    """One client's own incident, if it has one open, and the updates it has posted to it."""
+
+    def __init__(self):
+        self.incident_id: str | None = None
+        self.updates = 0
 
 
 class Target:
@@ -62,7 +75,9 @@ class Target:
         answer.raise_for_status()
         return answer.json()["id"]
 
-    def send(self, session: requests.Session, kind: str) -> requests.Response:
+    def send(
+        self, session: requests.Session, kind: str, responder: Responder | None = None
+    ) -> requests.Response:
         api = f"{self.url}/v1/pages/{self.page_id}"
         public = f"{self.url}/s/{self.page_id}"
         if kind == "public page":
@@ -79,6 +94,8 @@ class Target:
             return session.patch(
                 f"{api}/components/{component_id}", json=body, headers=self.headers, timeout=30
             )
+        if responder is not None and responder.incident_id:
+            return self._own_incident_update(session, responder)
         if kind == "incident update":
             body = {"incident": {"status": "identified", "body": "Still on it"}}
             incident_id = random.choice(self.incident_ids)
@@ -86,7 +103,28 @@ class Target:
                 f"{api}/incidents/{incident_id}", json=body, headers=self.headers, timeout=30
             )
         body = {"incident": {"name": "Load", "body": "Looking", "deliver_notifications": False}}
-        return session.post(f"{api}/incidents", json=body, headers=self.headers, timeout=30)
+        answer = session.post(f"{api}/incidents", json=body, headers=self.headers, timeout=30)
+        if responder is not None and answer.status_code == 201:
+            responder.incident_id, responder.updates = answer.json()["id"], 0
+        return answer
+
+    def _own_incident_update(
+        self, session: requests.Session, responder: Responder
+    ) -> requests.Response:
+        """The next update of the client's own incident; after a few, the one resolving it."""
+        resolving = responder.updates >= UPDATES_BEFORE_RESOLVING
+        status = "resolved" if resolving else "monitoring"
+        body = {"incident": {"status": status, "body": "Resolved" if resolving else "A fix is out"}}
+        answer = session.patch(
+            f"{self.url}/v1/pages/{self.page_id}/incidents/{responder.incident_id}",
+            json=body,
+            headers=self.headers,
+            timeout=30,
+        )
+        responder.updates += 1
+        if resolving:
+            responder.incident_id = None
+        return answer
 
 
 def run(target: Target, clients: int, seconds: float) -> dict:
@@ -101,11 +139,14 @@ def run(target: Target, clients: int, seconds: float) -> dict:
     def client(seed: int) -> None:
         chooser = random.Random(seed)
         session = requests.Session()
+        responder = Responder()
         while time.monotonic() < deadline:
             kind = chooser.choices(kinds, weights)[0]
+            if kind.startswith("incident ") and kind != "incident list" and responder.incident_id:
+                kind = "incident update"  # a responder updates the incident it has open
             started = time.perf_counter()
             try:
-                status = target.send(session, kind).status_code
+                status = target.send(session, kind, responder).status_code
             except requests.RequestException as error:
                 status = type(error).__name__
             ok = isinstance(status, int) and status < 400

@@ -18,6 +18,10 @@ from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
 SUBSCRIBERS = 15
+# Points of a custom metric: three sent one by one, the rest in one batch, every 15 minutes
+# over two weeks (more than one page of the data read, which gives 1,000 at most).
+SINGLE_POINTS = 3
+BATCH_POINTS = 1400
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +76,7 @@ class Page:
             "histogram": self.get("/subscribers/histogram_by_state"),
             "metrics_providers": self.get("/metrics_providers"),
             "metrics": self.get("/metrics"),
+            "metric_data": [self.points(metric["id"]) for metric in self.get("/metrics")],
             "page_access_groups": self.get("/page_access_groups"),
             "page_access_users": self.get("/page_access_users"),
             "granted": [
@@ -79,6 +84,16 @@ class Page:
                 for user in self.get("/page_access_users")
             ],
         }
+
+    def points(self, metric_id: str) -> list[dict]:
+        """Every point of the metric's last 28 days, page by page (the data read's cursor)."""
+        found, query = [], {"limit": 1000}
+        while True:
+            batch = self.get(f"/metrics/{metric_id}/data", **query)["data"]
+            found += batch
+            if len(batch) < query["limit"]:
+                return found
+            query["after"] = batch[-1]["timestamp"]
 
 
 def at(days: float) -> str:
@@ -100,6 +115,7 @@ def fill(page: Page, failing_endpoint: str) -> None:
                 "css_reds": "#aa0000",
                 "branding": "premium",
                 "notifications_email_footer": "Sent by Acme",
+                "hero_cover_url": "https://images.acme.example/cover.png",
             }
         },
     )
@@ -218,6 +234,17 @@ def fill(page: Page, failing_endpoint: str) -> None:
     for minutes in (90, 60, 30):
         point = {"data": {"timestamp": now - minutes * 60, "value": minutes}}
         page.send("POST", f"/metrics/{latency['id']}/data", point)
+    batch = [
+        {"timestamp": now - 2 * 3600 - step * 900, "value": step % 50 + 0.5}
+        for step in range(BATCH_POINTS)
+    ]
+    answer = page.stack.send(
+        "POST", f"/v1/pages/{page.id}/metrics/data", page.key, {"data": {latency["id"]: batch}}
+    )
+    assert answer.status_code == 202, answer.text
+    # The batch is written from the queue: the source is filled once it is all there.
+    stored = lambda: len(page.points(latency["id"])) == SINGLE_POINTS + BATCH_POINTS  # noqa: E731
+    assert wait_for(stored, timeout=60)
     team = page.send(
         "POST",
         "/page_access_groups",
@@ -308,8 +335,8 @@ def id_map(source: dict, copy: dict, source_page: Page, copy_page: Page) -> dict
     return pairs
 
 
-# Where a host serves a thing; and what metric data there was (not in the v1 API to read).
-NOT_COPIED = {"shortlink", "automation_email", "most_recent_data_at", "last_fetched_at"}
+# Where a host serves a thing; when a provider's metric was fetched (none are imported).
+NOT_COPIED = {"shortlink", "automation_email", "last_fetched_at"}
 
 
 def mapped(value, pairs: dict[str, str]):
@@ -347,6 +374,7 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
     code, out, err = run_import(page_from, page_into, "--dry-run")
     assert code == 0, err
     assert '"incidents": 3' in out and f'"subscribers": {SUBSCRIBERS + 5}' in out
+    assert f'"metric_data": {SINGLE_POINTS + BATCH_POINTS}' in out
     assert page_into.get("/components") == []  # a dry run writes nothing
 
     code, out, err = run_import(page_from, page_into)
@@ -362,6 +390,10 @@ def test_a_page_is_imported_whole_again_without_change_and_resumed(source, targe
         "Looking",
     ]
     assert incident["status"] == "postmortem" and incident["postmortem_body"] == "Why"
+    (points,) = first["metric_data"]
+    assert len(points) == SINGLE_POINTS + BATCH_POINTS
+    assert points == sorted(points, key=lambda point: point["timestamp"])
+    assert first["metrics"][0]["most_recent_data_at"] is not None
 
     before = page_into.everything()
     code, out, err = run_import(page_from, page_into)

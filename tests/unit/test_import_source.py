@@ -1,13 +1,14 @@
 """The importer's source client against a real local HTTP server that plays a Statuspage v1
 API: its pace, its patience with throttling, its paging and its refusals."""
 
+import io
 import json
 import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from chalicelib.importer.source import PAGE_SIZE, Source, SourceError
+from chalicelib.importer.source import PAGE_SIZE, Source, SourceError, SourceMissing
 from tests.summary_source import SummarySource
 
 
@@ -91,3 +92,105 @@ def test_refusals_are_told_without_the_key(status, said):
         with pytest.raises(SourceError, match=said) as raised:
             Source(api.base_url, "the-secret-key", rate=100).get("/pages/p")
         assert "the-secret-key" not in str(raised.value)
+
+
+class FakeSeries(FakeApi):
+    """A metric's data read of ours: `{"data": [...]}` after the `after` cursor."""
+
+    def respond(self, path: str) -> tuple[int, dict, bytes]:
+        if self.status != 200:
+            return self.status, {"Content-Type": "application/json"}, b'{"error": "no"}'
+        query = _query(path)
+        after = int(query.get("after", -1))
+        found = [item for item in self.items if item["timestamp"] > after]
+        body = json.dumps({"data": found[: int(query["limit"])]}).encode()
+        return 200, {"Content-Type": "application/json"}, body
+
+
+def test_a_series_is_read_by_its_cursor():
+    points = [{"timestamp": 1000 + 30 * step, "value": step} for step in range(7)]
+    with FakeSeries(items=points) as api:
+        found = list(Source(api.base_url, "k", rate=100).after("/d", "data", "timestamp", 3))
+        assert found == points
+        assert [query.get("after") for query in api.seen("query")] == [None, "1060", "1150"]
+
+
+@pytest.mark.parametrize("status", [404, 405])
+def test_a_read_the_source_lacks_is_told_apart(status):
+    with FakeApi(status=status) as api:
+        with pytest.raises(SourceMissing):
+            Source(api.base_url, "k", rate=100).get("/pages/p/metrics/m/data")
+
+
+def test_metric_data_a_source_cannot_give_is_reported_and_the_import_goes_on():
+    from chalicelib.importer import metric_data
+    from chalicelib.importer.progress import Progress
+
+    said = io.StringIO()
+    found = [{"id": "m1", "name": "Latency"}]
+    with FakeSeries(status=405) as api:
+        metric_data.read(Source(api.base_url, "k", rate=100), "/pages/p", found, Progress(said))
+    assert found[0]["data"] is None and metric_data.newest(found[0]) is None
+    assert "'Latency' (m1): data not readable from this source" in said.getvalue()
+    assert "read metric_data: 0" in said.getvalue()
+
+
+def test_metric_data_keeps_the_last_point_of_an_interval_within_28_days():
+    from chalicelib.importer import metric_data
+    from chalicelib.importer.progress import Progress
+
+    now = int(time.time()) // 30 * 30 - 600
+    points = [
+        {"timestamp": now - 29 * 86400, "value": 1},  # too old to be written
+        {"timestamp": now + 1, "value": 2},
+        {"timestamp": now + 2, "value": 3},  # the same interval: the last one stays
+        {"timestamp": now + 30, "value": 4.5},
+    ]
+    found = [{"id": "m1", "name": "Latency"}]
+    with FakeSeries(items=points) as api:
+        metric_data.read(Source(api.base_url, "k", rate=100), "/p", found, Progress(io.StringIO()))
+    assert found[0]["data"] == [(now, 3), (now + 30, 4.5)]
+    assert metric_data.newest(found[0]).timestamp() == now + 30
+
+
+class ListedSource:
+    """The lists of a source as the importer asks for them, without HTTP."""
+
+    def __init__(self, lists: dict[str, list]):
+        self.lists, self.asked = lists, []
+
+    def pages(self, path: str, style: str = "page", **query):
+        self.asked.append(path)
+        return iter(self.lists.get(path, []))
+
+
+def test_subscribers_of_closed_incidents_are_read_under_their_incident():
+    from chalicelib.importer.run import _incident_subscribers
+
+    source = ListedSource(
+        {
+            "/p/incidents/old/subscribers": [{"id": "s1", "email": "a@x.io"}],
+            "/p/incidents/new/subscribers": [{"id": "s2"}, {"id": "s0"}],
+        }
+    )
+    found = {
+        "subscribers": [{"id": "s0", "email": "page@x.io"}],
+        "incidents": [{"id": "old", "status": "resolved"}, {"id": "new", "status": "identified"}],
+    }
+    more = _incident_subscribers(source, "/p", found)
+    assert more == [
+        {"id": "s1", "email": "a@x.io", "incident_id": "old"},
+        {"id": "s2", "incident_id": "new"},
+    ]
+
+
+def test_a_source_that_lists_incident_subscribers_with_the_page_is_not_asked_again():
+    from chalicelib.importer.run import _incident_subscribers
+
+    source = ListedSource({})
+    found = {
+        "subscribers": [{"id": "s0", "incident_id": None}],
+        "incidents": [{"id": "old", "status": "resolved"}],
+    }
+    assert _incident_subscribers(source, "/p", found) == []
+    assert source.asked == []
