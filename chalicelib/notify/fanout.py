@@ -7,7 +7,7 @@ way after the first read, and memory holds a few batches however many recipients
 
 import logging
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from itertools import chain, islice
 
 from chalicelib.domain import incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError, NotFound
@@ -63,6 +63,14 @@ def _batches(recipients: Iterable, as_recipient: Callable[..., dict]) -> Iterato
         yield batch
 
 
+def _anyone(recipients: Iterable) -> Iterator | None:
+    """`recipients` as they are read, or None when there are none: a message nobody hears is
+    never made (making one reads the page's public state)."""
+    read = iter(recipients)
+    first = next(read, None)
+    return None if first is None else chain([first], read)
+
+
 def _enqueue(
     event: OutboxEvent,
     message_content: dict,
@@ -112,13 +120,17 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
     incident = incidents.Incident(
         incident.record, [u for u in incident.updates if u.id <= update.id]
     )
-    message = content.incident_content(page, incident, update, page_state(page), reminder=reminder)
-    recipients = subscribers.recipients(
-        page.id,
-        component_ids=payload.get("component_ids") or [],
-        incident_id=incident.record.id,
-        since=update.created_at,
+    recipients = _anyone(
+        subscribers.recipients(
+            page.id,
+            component_ids=payload.get("component_ids") or [],
+            incident_id=incident.record.id,
+            since=update.created_at,
+        )
     )
+    if recipients is None:
+        return 0
+    message = content.incident_content(page, incident, update, page_state(page), reminder=reminder)
     return _enqueue(event, message, recipients)
 
 
@@ -160,9 +172,11 @@ def _component_event(event: OutboxEvent, page: Page) -> int:
     component = next((c for c in components if c["id"] == change["component_id"]), None)
     if component is None:
         return 0
-    message = content.component_content(page, component, change, page_state(page))
     # A component status change is a webhook (CONTRACT.md).
-    recipients = subscribers.component_recipients(page.id, component["id"], "webhook")
+    recipients = _anyone(subscribers.component_recipients(page.id, component["id"], "webhook"))
+    if recipients is None:
+        return 0
+    message = content.component_content(page, component, change, page_state(page))
     return _enqueue(event, message, recipients)
 
 
