@@ -22,9 +22,13 @@ from chalicelib.api import (
 )
 from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
-from chalicelib.console import incidents as console_incidents  # noqa: F401 (registers screens)
+from chalicelib.console import components as console_components  # noqa: F401 (registers screens)
+from chalicelib.console import incidents as console_incidents  # noqa: F401
+from chalicelib.console import markdown_preview as console_markdown  # noqa: F401
 from chalicelib.console import pages as console_pages  # noqa: F401
 from chalicelib.console import postmortems as console_postmortems  # noqa: F401
+from chalicelib.console import script as console_script  # noqa: F401
+from chalicelib.console import settings as console_settings  # noqa: F401
 from chalicelib.console import sign_in as console_sign_in  # noqa: F401
 from chalicelib.console import subscribers as console_subscribers  # noqa: F401
 from chalicelib.console import team as console_team  # noqa: F401

@@ -41,16 +41,14 @@ def bootstrap(
 def one_time_password(user_id: str) -> str:
     """A new random password for a user, to sign in to the console (`/manage`); it is
     printed once and only its hash is kept."""
-    import secrets
-
-    from chalicelib.domain import organizations
+    from chalicelib.domain import credentials, organizations
     from chalicelib.store.models import User
 
     try:
         user = User.get(user_id)
     except User.DoesNotExist:
         raise SystemExit(f"error: no user {user_id}") from None
-    password = secrets.token_urlsafe(12)
+    password = credentials.new_one_time_password()
     organizations.set_password(user, password)
     return password
 

@@ -74,26 +74,14 @@ def create_user(request: ApiRequest):
     organization_id = request.params["organization_id"]
     require_organization(request.principal, organization_id)
     require_owner(request.principal)
-    fields = request.parse().user
-    if organizations.email_taken(organization_id, fields.email):
-        raise errors.invalid("email", "has already been taken")
-    user = organizations.create_user(
-        organization_id,
-        fields.email,
-        first_name=fields.first_name,
-        last_name=fields.last_name,
-        password=fields.password,
-    )
-    return user_out(user)
+    return user_out(organizations.add_user(organization_id, request.parse().user))
 
 
 @router.route(USER, ["DELETE"], summary="Delete a user", response="UserOut")
 def delete_user(request: ApiRequest):
     user = _organization_user(request)
     require_owner(request.principal)
-    if user.id == request.principal.user.id:
-        raise errors.invalid("user_id", "can't delete yourself")
-    organizations.delete_user(user)
+    organizations.delete_user(user, by=request.principal.user)
     return user_out(user)
 
 

@@ -1,13 +1,16 @@
 """The team in the console: the organization's users and their roles on a page, and their
-API keys (a new key is shown once, in the answer that made it; revoke). Anyone of the page
-sees the team; changes are for owners, as the API's organization routes are."""
+API keys (a new key is shown once, in the answer that made it; revoke). Owners add users
+(with a one-time password, shown once as the admin tool prints it) and delete them. Anyone
+of the page sees the team; changes are for owners, as the API's organization routes are,
+and are made by the same domain functions (`organizations.add_user`, `delete_user`)."""
 
 from __future__ import annotations
 
 from chalice import Response
 
+from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
-from chalicelib.domain import organizations, pages
+from chalicelib.domain import credentials, organizations, pages
 from chalicelib.http import auth, errors
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import User
@@ -29,7 +32,15 @@ def _member(screen: Screen) -> User:
     return user
 
 
-def _team(screen: Screen, new_key: dict | None = None) -> Response:
+def _chosen_roles(form: dict) -> dict[str, bool] | None:
+    """The roles on the page a form's checkboxes choose; None: the page is not reached."""
+    if form.get("access") != "true":
+        return None
+    chosen = form.get("roles") if isinstance(form.get("roles"), dict) else {}
+    return {role: chosen.get(role) == "true" for role in ROLE_LABELS}
+
+
+def _team(screen: Screen, new_key: dict | None = None, new_user: dict | None = None) -> Response:
     page = screen.page(screen.request.params["page_id"])
     members = []
     for user in organizations.users_of(page.organization_id):
@@ -52,6 +63,7 @@ def _team(screen: Screen, new_key: dict | None = None) -> Response:
         role_labels=ROLE_LABELS,
         is_owner=screen.user.owner,
         new_key=new_key,
+        new_user=new_user,
     )
 
 
@@ -64,12 +76,29 @@ def show_team(screen: Screen) -> Response:
 def set_roles(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"])
     user = _member(screen)
-    chosen = screen.form.get("roles") if isinstance(screen.form.get("roles"), dict) else {}
-    if screen.form.get("access") != "true":
-        organizations.set_roles_on_page(user, page.id, None)
-    else:
-        roles = {role: chosen.get(role) == "true" for role in ROLE_LABELS}
-        organizations.set_roles_on_page(user, page.id, roles)
+    organizations.set_roles_on_page(user, page.id, _chosen_roles(screen.form))
+    return redirect(f"{BASE}/pages/{page.id}/team")
+
+
+@console_view(TEAM + "/new", ("POST",))
+def add_user(screen: Screen) -> Response:
+    """A new user of the organization, with its roles on this page. Its one-time password
+    is in this answer only (only its hash is kept)."""
+    page = screen.page(screen.request.params["page_id"])
+    auth.require_owner(auth.Principal("console-session", screen.user))
+    password = credentials.new_one_time_password()
+    given = screen.form.get("user") if isinstance(screen.form.get("user"), dict) else {}
+    body = {"user": {**given, "password": password}}
+    fields = errors.validated(schemas.UserCreate, body, "user").user
+    user = organizations.add_user(page.organization_id, fields)
+    organizations.set_roles_on_page(user, page.id, _chosen_roles(screen.form))
+    return _team(screen, new_user={"email": user.email, "password": password})
+
+
+@console_view(TEAM + "/{user_id}/delete", ("POST",))
+def delete_user(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"])
+    organizations.delete_user(_member(screen), by=screen.user)
     return redirect(f"{BASE}/pages/{page.id}/team")
 
 

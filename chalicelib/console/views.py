@@ -14,7 +14,7 @@ from urllib.parse import quote
 from chalice import Blueprint, Response
 
 from chalicelib.console import html, session
-from chalicelib.domain import organizations
+from chalicelib.domain import organizations, pages
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import auth, errors
 from chalicelib.http.routing import ApiRequest, api_request
@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 blueprint = Blueprint(__name__)
 BASE = session.PATH
 HTML = "text/html; charset=utf-8"
+# The console runs its one script and frames its previews of the public page, both from its
+# own origin (never inline); the script fetches the previews.
+SOURCES = {"script-src": "'self'", "connect-src": "'self'", "frame-src": "'self'"}
 _TITLES = {
     400: "Bad request",
     403: "You may not do this",
@@ -43,6 +46,7 @@ class Screen:
     request: ApiRequest
     user: User | None = None
     session_value: str | None = None
+    framed: bool = False  # shown in the console's preview frame, refusals included
 
     @property
     def form(self) -> dict:
@@ -61,13 +65,25 @@ class Screen:
 
     def render(self, template_name: str, status: int = 200, /, **context) -> Response:
         body = html.render(template_name, user=self.user, csrf=self.csrf, base=BASE, **context)
-        return page_response(body, status)
+        return page_response(body, status, framed=self.framed)
 
 
-def page_response(body: str, status: int = 200, headers: dict | None = None) -> Response:
+def page_heading(page: Page) -> dict:
+    """What a screen's heading shows of its page (its name links to the page's overview)."""
+    return {"id": page.id, "name": pages.profile_of(page).get("name", "")}
+
+
+def page_response(
+    body: str, status: int = 200, headers: dict | None = None, *, framed: bool = False
+) -> Response:
+    """A screen; `framed`: a preview the console shows in a frame (it runs no script)."""
     # A screen shows one user's data: no cache keeps it.
     headers = {"Content-Type": HTML, "Cache-Control": "no-store", **(headers or {})}
-    return Response(body=body, status_code=status, headers={**headers, **security.for_html(body)})
+    if framed:
+        policy = security.for_html(body, framed_by_self=True)
+    else:
+        policy = security.for_html(body, sources=SOURCES)
+    return Response(body=body, status_code=status, headers={**headers, **policy})
 
 
 def redirect(location: str, cookie: str | None = None) -> Response:

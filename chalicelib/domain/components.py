@@ -53,6 +53,22 @@ def position_of(records: list[Component], component: Component) -> int:
     return [record.id for record in records].index(component.id) + 1
 
 
+def neighbour_position(records: list[Component], component: Component, step: int) -> int | None:
+    """The position that moves `component` one place up (`step` -1) or down (+1) past the
+    next one shown beside it on the page: a member among its group's members, anything else
+    among the page's top level. None when it is already first or last there."""
+    group_ids = {record.id for record in records if record.group}
+
+    def parent(record: Component) -> str | None:
+        return record.group_id if record.group_id in group_ids else None
+
+    beside = [record for record in records if parent(record) == parent(component)]
+    index = [record.id for record in beside].index(component.id) + step
+    if not 0 <= index < len(beside):
+        return None
+    return position_of(records, beside[index])
+
+
 def component_fields(records: list[Component], component: Component) -> dict:
     """A component as every reader shows it (a group with its members' ids)."""
     fields = {

@@ -31,6 +31,12 @@ def api_key_hash(api_key: str) -> str:
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
 
 
+def new_one_time_password() -> str:
+    """A random password to hand a user once (printed by the admin tool, shown by the
+    console); only its hash is kept."""
+    return secrets.token_urlsafe(12)
+
+
 def password_hash(password: str) -> str:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, **_SCRYPT)

@@ -1,6 +1,8 @@
 """Organizations, their users and API keys."""
 
-from chalicelib import clock, ids
+from __future__ import annotations
+
+from chalicelib import clock, ids, schemas
 from chalicelib.domain import credentials, errors
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
@@ -49,6 +51,20 @@ def create_user(
     return user
 
 
+def add_user(organization_id: str, fields: schemas.UserFields) -> User:
+    """A new user of the organization who signs in with the body's password; an email the
+    organization already has is refused (the API and the console both add users so)."""
+    if email_taken(organization_id, fields.email):
+        raise errors.invalid("email", "has already been taken")
+    return create_user(
+        organization_id,
+        fields.email,
+        first_name=fields.first_name,
+        last_name=fields.last_name,
+        password=fields.password,
+    )
+
+
 def create_api_key(user: User) -> str:
     """A new key for `user`; the key itself is returned once and never stored."""
     api_key = credentials.new_api_key(user.id)
@@ -77,7 +93,10 @@ def email_taken(organization_id: str, email: str) -> bool:
     return any(user.email.lower() == email.lower() for user in users_of(organization_id))
 
 
-def delete_user(user: User) -> None:
+def delete_user(user: User, *, by: User | None = None) -> None:
+    """Delete `user`; `by`, the user asking, may not delete themselves."""
+    if by is not None and by.id == user.id:
+        raise errors.invalid("user_id", "can't delete yourself")
     user.delete()
 
 

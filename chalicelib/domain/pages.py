@@ -163,6 +163,21 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
 
 
 def update_page(page: Page, fields: schemas.PageFields) -> Page:
+    new_claims, old_claims = _apply(page, fields)
+    return unit_of_work.run(
+        page.id, lambda work: _stage(work, page, new_claims, old_claims) or page, attempts=1
+    )
+
+
+def preview_page(page: Page, fields: schemas.PageFields) -> Page:
+    """`page` as `update_page` would leave it, checked as it checks, but not saved (the
+    console's preview of the public page)."""
+    _apply(page, fields)
+    return page
+
+
+def _apply(page: Page, fields: schemas.PageFields) -> tuple[dict[str, str], dict[str, str]]:
+    """Change `page` in memory; the names it takes and gives up."""
     _check_claims(fields, page.id)
     new_claims: dict[str, str] = {}
     old_claims: dict[str, str] = {}
@@ -182,9 +197,7 @@ def update_page(page: Page, fields: schemas.PageFields) -> Page:
         setattr(page, kind, value)
     page.profile = {**profile_of(page), **_profile_changes(fields)}
     page.updated_at = clock.now()
-    return unit_of_work.run(
-        page.id, lambda work: _stage(work, page, new_claims, old_claims) or page, attempts=1
-    )
+    return new_claims, old_claims
 
 
 def get_page(page_id: str) -> Page:

@@ -19,8 +19,12 @@ def common() -> dict[str, str]:
     return {"X-Content-Type-Options": "nosniff", "Referrer-Policy": REFERRER_POLICY}
 
 
-def for_html(body: str) -> dict[str, str]:
-    """An HTML page: the policy names the hashes of the style elements in `body`."""
+def for_html(
+    body: str, *, sources: dict[str, str] | None = None, framed_by_self: bool = False
+) -> dict[str, str]:
+    """An HTML page: the policy names the hashes of the style elements in `body`. `sources`
+    adds directives (the console's own script and preview frame); `framed_by_self` lets a
+    page of this origin frame it (the console's preview of a public page)."""
     hashes = [
         "'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'"
         for style in _STYLE_ELEMENT.findall(body)
@@ -31,9 +35,11 @@ def for_html(body: str) -> dict[str, str]:
         "img-src https: http: data:",
         "form-action 'self'",
         "base-uri 'none'",
-        "frame-ancestors 'none'",
+        *(f"{directive} {value}" for directive, value in (sources or {}).items()),
+        "frame-ancestors " + ("'self'" if framed_by_self else "'none'"),
     ]
-    return {**common(), "Content-Security-Policy": "; ".join(policy), "X-Frame-Options": "DENY"}
+    framing = "SAMEORIGIN" if framed_by_self else "DENY"
+    return {**common(), "Content-Security-Policy": "; ".join(policy), "X-Frame-Options": framing}
 
 
 def for_data(*, embeddable: bool = False) -> dict[str, str]:

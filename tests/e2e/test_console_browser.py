@@ -229,3 +229,73 @@ def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_star
     browser.get(f"{stack.url}/manage/pages/{page_id}/incidents/new")
     assert "You may not do this" in browser.find_element(By.TAG_NAME, "h1").text
     screenshot(browser, "forbidden")
+
+
+def test_settings_preview_live_and_components_reordered(stack, first_start, browser):
+    """With JavaScript on, the settings preview follows the typing (nothing saved until
+    "Save settings"); the Markdown of a new incident previews as it is typed; components
+    move up and down with their buttons."""
+    key, page_id = first_start["api_key"], first_start["page_id"]
+    for name in ("Search", "Billing"):
+        answer = stack.send(
+            "POST", f"/v1/pages/{page_id}/components", key, {"component": {"name": name}}
+        )
+        assert answer.status_code == 201, answer.text
+    sign_in(browser, stack, "owner@example.com", first_start["password"])
+    submit(browser, browser.find_element(By.LINK_TEXT, "Settings and branding"))
+
+    def preview_text() -> str:
+        browser.switch_to.frame(browser.find_element(By.ID, "preview-frame"))
+        try:
+            return browser.find_element(By.TAG_NAME, "body").text
+        finally:
+            browser.switch_to.default_content()
+
+    name = browser.find_element(By.ID, "page-name")
+    saved_name = name.get_attribute("value")
+    assert wait_for(lambda: saved_name in preview_text(), timeout=10)
+    name.clear()
+    name.send_keys("Live <Preview> Co")
+    browser.find_element(By.ID, "page-headline").send_keys("Typed, not saved")
+    assert wait_for(lambda: "Typed, not saved" in preview_text(), timeout=10), preview_text()
+    assert "Live <Preview> Co" in preview_text()
+    screenshot(browser, "settings")
+    assert stack.get(f"/v1/pages/{page_id}", key).json()["name"] == saved_name
+    submit(browser, browser.find_element(By.XPATH, "//button[text()='Save settings']"))
+    assert "Settings saved" in browser.find_element(By.TAG_NAME, "main").text
+    assert "Typed, not saved" in public_text(browser, stack, page_id)
+
+    browser.get(f"{stack.url}/manage/pages/{page_id}/incidents/new")
+    browser.find_element(By.ID, "body").send_keys("Checkout is **slow**")
+    assert wait_for(
+        lambda: browser.find_elements(By.CSS_SELECTOR, "#body-preview strong"), timeout=10
+    )
+    assert browser.find_element(By.CSS_SELECTOR, "#body-preview strong").text == "slow"
+
+    def order() -> list[str]:
+        listed = stack.get(f"/v1/pages/{page_id}/components", key).json()
+        return [component["name"] for component in listed]
+
+    browser.get(f"{stack.url}/manage/pages/{page_id}/components")
+    before = order()
+    assert before[-2:] == ["Search", "Billing"]
+    submit(browser, browser.find_element(By.XPATH, "//button[.='Move up Billing']"))
+    assert order() == before[:-2] + ["Billing", "Search"]
+    assert browser.current_url.endswith("#entry-" + order_id(stack, key, page_id, "Billing"))
+    submit(browser, browser.find_element(By.XPATH, "//button[.='Move down Billing']"))
+    assert order() == before
+    browser.find_element(By.ID, "group-name").send_keys("Payments")
+    browser.find_element(By.XPATH, "//fieldset//label[contains(., 'Billing')]/input").click()
+    submit(browser, browser.find_element(By.XPATH, "//button[text()='Add the group']"))
+    group = browser.find_element(By.ID, "entry-" + order_id(stack, key, page_id, "Payments"))
+    assert "Billing" in group.find_element(By.TAG_NAME, "ol").text
+    screenshot(browser, "components")
+    submit(browser, browser.find_element(By.LINK_TEXT, "Billing"))
+    screenshot(browser, "component")
+    browser.get(f"{stack.url}/manage/pages/{page_id}/team")
+    screenshot(browser, "team_add_user")
+
+
+def order_id(stack, key: str, page_id: str, name: str) -> str:
+    listed = stack.get(f"/v1/pages/{page_id}/components", key).json()
+    return next(component["id"] for component in listed if component["name"] == name)

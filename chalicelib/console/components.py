@@ -1,0 +1,167 @@
+"""Components and groups in the console: create, edit, delete, and move them up and down the
+page. Every change is the API's: the forms post its field names (`component[...]`,
+`component_group[...]`), validated by its schemas, written by its domain functions
+(`components.create_component`, `update_component`, `delete_component`, and the groups'),
+under its role (`page_configuration`). A move is an update of `position`, as the API's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from chalice import Response
+
+from chalicelib import schemas
+from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
+from chalicelib.domain import component_groups, components
+from chalicelib.http import errors
+from chalicelib.store.components import Component
+from chalicelib.store.models import Page
+
+COMPONENTS = "/pages/{page_id}/components"
+COMPONENT = COMPONENTS + "/{component_id}"
+GROUPS = "/pages/{page_id}/groups"
+GROUP = GROUPS + "/{group_id}"
+STEPS = {"up": -1, "down": 1}
+
+
+def _records(screen: Screen) -> tuple[Page, list[Component]]:
+    """The page (for those who may configure it) and its components, read as just written."""
+    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
+    return page, components.components_of(page.id, consistent=True)
+
+
+def _listing(page: Page, records: list[Component]) -> dict:
+    """The page's components as the page lists them: the top level in order, each group
+    with its members; each with the moves it can make."""
+
+    def entry(record: Component) -> dict:
+        moves = {
+            name: components.neighbour_position(records, record, step) is not None
+            for name, step in STEPS.items()
+        }
+        return {"record": record, "moves": moves, "members": []}
+
+    group_ids = {record.id for record in records if record.group}
+    entries = {record.id: entry(record) for record in records}
+    top = []
+    for record in records:
+        if record.group_id in group_ids:
+            entries[record.group_id]["members"].append(entries[record.id])
+        else:
+            top.append(entries[record.id])
+    return {
+        "page": page_heading(page),
+        "entries": top,
+        "groups": [record for record in records if record.group],
+        "loose": [record for record in records if not record.group],
+    }
+
+
+def _write(
+    screen: Screen, wrapper: str, schema: type, write: Callable[..., components.Written], *ids: str
+) -> Response:
+    """Validate the form's `wrapper[...]` fields with the API's `schema`, `write` them with
+    the API's domain function (`write(page_id, *ids, fields)`), and go back to the list, at
+    what was written."""
+    page, _ = _records(screen)
+    fields = screen.form.get(wrapper)
+    if not isinstance(fields, dict):
+        raise errors.unprocessable({wrapper: ["is missing"]})
+    body = errors.validated(schema, {wrapper: fields}, wrapper)
+    written = write(page.id, *ids, getattr(body, wrapper))
+    return _back(page.id, written.record.id)
+
+
+def _back(page_id: str, record_id: str | None = None) -> Response:
+    anchor = f"#entry-{record_id}" if record_id else ""
+    return redirect(f"{BASE}{COMPONENTS.format(page_id=page_id)}{anchor}")
+
+
+@console_view(COMPONENTS)
+def show_components(screen: Screen) -> Response:
+    return screen.render("components.html", **_listing(*_records(screen)))
+
+
+@console_view(COMPONENTS + "/new", ("POST",))
+def create_component(screen: Screen) -> Response:
+    return _write(screen, "component", schemas.ComponentCreate, components.create_component)
+
+
+@console_view(COMPONENT)
+def show_component(screen: Screen) -> Response:
+    page, records = _records(screen)
+    record = components.find(records, screen.request.params["component_id"], group=False)
+    groups = [each for each in records if each.group]
+    return screen.render(
+        "edit.html", page=page_heading(page), component=record, group=None, groups=groups
+    )
+
+
+@console_view(COMPONENT, ("POST",))
+def update_component(screen: Screen) -> Response:
+    component_id = screen.request.params["component_id"]
+    update = components.update_component
+    return _write(screen, "component", schemas.ComponentUpdate, update, component_id)
+
+
+@console_view(COMPONENT + "/delete", ("POST",))
+def delete(screen: Screen) -> Response:
+    """A component, or a group (its members stay, out of any group), as the API deletes
+    each."""
+    page, records = _records(screen)
+    record = components.find(records, screen.request.params["component_id"])
+    remove = component_groups.delete_group if record.group else components.delete_component
+    remove(page.id, record.id)
+    return _back(page.id)
+
+
+@console_view(COMPONENT + "/move", ("POST",))
+def move(screen: Screen) -> Response:
+    """One place up or down among what the page shows beside it (a group: among the top
+    level, its members with it), written as the API's `position` of a component or group."""
+    page, records = _records(screen)
+    record = components.find(records, screen.request.params["component_id"])
+    direction = screen.form.get("direction")
+    step = STEPS.get(direction) if isinstance(direction, str) else None
+    if step is None:
+        raise errors.unprocessable({"direction": ["must be up or down"]})
+    position = components.neighbour_position(records, record, step)
+    if position is not None:
+        if record.group:
+            fields = schemas.ComponentGroupFields(position=position)
+            component_groups.update_group(page.id, record.id, fields)
+        else:
+            components.update_component(
+                page.id, record.id, schemas.ComponentFields(position=position)
+            )
+    return _back(page.id, record.id)
+
+
+@console_view(GROUPS + "/new", ("POST",))
+def create_group(screen: Screen) -> Response:
+    return _write(
+        screen, "component_group", schemas.ComponentGroupCreate, component_groups.create_group
+    )
+
+
+@console_view(GROUP)
+def show_group(screen: Screen) -> Response:
+    page, records = _records(screen)
+    group = components.find(records, screen.request.params["group_id"], group=True)
+    return screen.render(
+        "edit.html",
+        page=page_heading(page),
+        component=None,
+        group=group,
+        members={member.id for member in components.members_of(records, group.id)},
+        candidates=[record for record in records if not record.group],
+    )
+
+
+@console_view(GROUP, ("POST",))
+def update_group(screen: Screen) -> Response:
+    group_id = screen.request.params["group_id"]
+    update = component_groups.update_group
+    return _write(screen, "component_group", schemas.ComponentGroupUpdate, update, group_id)

@@ -1,0 +1,112 @@
+"""A page's settings and branding in the console, with a preview of the public page.
+
+The form posts the API's page fields (`page[name]`, `page[css_greens]`, ...), validated by
+its schema (`PageUpdate`) and saved by its domain function (`pages.update_page`) under its
+role (`page_configuration`). "Preview" checks the same fields the same way and renders the
+public page from them (`pages.preview_page`, which saves nothing) into a frame beside the
+form; the console's script asks for it again as the user types.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from functools import lru_cache
+
+from chalice import Response
+
+from chalicelib import schemas
+from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.console.views import (
+    BASE,
+    Screen,
+    console_view,
+    page_heading,
+    page_response,
+    redirect,
+)
+from chalicelib.domain import pages
+from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
+from chalicelib.http import errors
+from chalicelib.public import preview
+from chalicelib.store.models import Page
+
+SETTINGS = "/pages/{page_id}/settings"
+# What the public page does, each a checkbox, as the API names them.
+FLAGS = {
+    "allow_page_subscribers": "Visitors may subscribe to the whole page",
+    "allow_incident_subscribers": "Visitors may subscribe to one incident",
+    "allow_email_subscribers": "Subscribe by email",
+    "allow_sms_subscribers": "Subscribe by text message",
+    "allow_webhook_subscribers": "Subscribe with a webhook",
+    "allow_rss_atom_feeds": "Offer RSS and Atom feeds",
+    "hidden_from_search": "Hide the page from search engines",
+}
+COLOR_LABELS = {
+    "css_body_background_color": "Background",
+    "css_font_color": "Text",
+    "css_light_font_color": "Light text",
+    "css_link_color": "Links",
+    "css_border_color": "Borders",
+    "css_greens": "Operational (green)",
+    "css_yellows": "Degraded (yellow)",
+    "css_oranges": "Partial outage (orange)",
+    "css_reds": "Major outage (red)",
+    "css_blues": "Maintenance (blue)",
+    "css_graph_color": "Graphs",
+    "css_no_data": "No data",
+}
+
+
+@lru_cache(maxsize=1)
+def _time_zones() -> list[str]:
+    return sorted(zoneinfo.available_timezones())
+
+
+def _page(screen: Screen) -> Page:
+    return screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
+
+
+def _fields(screen: Screen) -> schemas.PageFields:
+    fields = screen.form.get("page")
+    if not isinstance(fields, dict):
+        raise errors.unprocessable({"page": ["is missing"]})
+    return errors.validated(schemas.PageUpdate, {"page": fields}, "page").page
+
+
+@console_view(SETTINGS)
+def show_settings(screen: Screen) -> Response:
+    page = _page(screen)
+    profile = pages.profile_of(page)
+    return screen.render(
+        "settings.html",
+        page=page_heading(page),
+        settings={**profile, "subdomain": page.subdomain, "domain": page.domain},
+        colors={name: profile.get(name) or DEFAULT_COLORS[name] for name in COLOR_FIELDS},
+        color_labels=COLOR_LABELS,
+        flags=FLAGS,
+        time_zones=_time_zones(),
+        done=screen.request.query.get("done", ""),
+    )
+
+
+@console_view(SETTINGS, ("POST",))
+def save_settings(screen: Screen) -> Response:
+    page = _page(screen)
+    pages.update_page(page, _fields(screen))
+    return redirect(f"{BASE}{SETTINGS.format(page_id=page.id)}?done=Settings+saved")
+
+
+@console_view(SETTINGS + "/preview")
+def preview_saved(screen: Screen) -> Response:
+    """The public page as saved (what the frame shows before any change)."""
+    screen.framed = True
+    return page_response(preview.status_page_of(_page(screen)), framed=True)
+
+
+@console_view(SETTINGS + "/preview", ("POST",))
+def preview_settings(screen: Screen) -> Response:
+    """The public page with the form's values, checked as saving checks them; nothing
+    saved."""
+    screen.framed = True
+    changed = pages.preview_page(_page(screen), _fields(screen))
+    return page_response(preview.status_page_of(changed), framed=True)
