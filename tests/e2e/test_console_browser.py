@@ -233,8 +233,8 @@ def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_star
 
 def test_settings_preview_live_and_components_reordered(stack, first_start, browser):
     """With JavaScript on, the settings preview follows the typing (nothing saved until
-    "Save settings"); the Markdown of a new incident previews as it is typed; components
-    move up and down with their buttons."""
+    "Save settings"); the Markdown of a new incident previews as it is typed; a status chosen
+    on the overview is saved at once; components move up and down with their buttons."""
     key, page_id = first_start["api_key"], first_start["page_id"]
     for name in ("Search", "Billing"):
         answer = stack.send(
@@ -275,6 +275,23 @@ def test_settings_preview_live_and_components_reordered(stack, first_start, brow
     def order() -> list[str]:
         listed = stack.get(f"/v1/pages/{page_id}/components", key).json()
         return [component["name"] for component in listed]
+
+    # The overview's statuses save as soon as one is chosen, without leaving the page.
+    browser.get(f"{stack.url}/manage/pages/{page_id}")
+    browser.execute_script("window.stayedOnPage = true")
+    search_id = order_id(stack, key, page_id, "Search")
+    Select(browser.find_element(By.ID, f"status-{search_id}")).select_by_value("major_outage")
+    assert wait_for(
+        lambda: "1 component status changed" in browser.find_element(By.TAG_NAME, "main").text,
+        timeout=10,
+    )
+    assert browser.execute_script("return window.stayedOnPage === true")
+    statuses = {
+        c["id"]: c["status"] for c in stack.get(f"/v1/pages/{page_id}/components", key).json()
+    }
+    assert statuses[search_id] == "major_outage"
+    selected = Select(browser.find_element(By.ID, f"status-{search_id}"))
+    assert selected.first_selected_option.get_attribute("value") == "major_outage"
 
     browser.get(f"{stack.url}/manage/pages/{page_id}/components")
     before = order()

@@ -4,6 +4,9 @@
 //   answer goes) or the console's Markdown preview (data-preview-url).
 // - The settings form (data-preview names its frame) previews the public page as the user
 //   types, by posting the form's Preview into the frame, as its Preview button does.
+// - The overview's statuses (data-live-statuses) save as soon as one is chosen: the form is
+//   posted with that component's status alone, and the section is replaced by the one the
+//   server answers with, its notice read out; without the script "Save statuses" does it.
 "use strict";
 
 (function () {
@@ -55,6 +58,37 @@
     form.addEventListener("change", run);
   }
 
+  function saveStatusAtOnce(event) {
+    var select = event.target;
+    var form = select.form;
+    if (!form || !form.hasAttribute("data-live-statuses") || select.tagName !== "SELECT") return;
+    var body = new URLSearchParams();
+    body.append("csrf", form.elements.csrf.value);
+    body.append(select.name, select.value);
+    var section = form.closest("section");
+    section.setAttribute("aria-busy", "true");
+    fetch(form.action, { method: "POST", body: body, credentials: "same-origin" })
+      .then(function (answer) { return answer.ok ? answer.text() : Promise.reject(answer.status); })
+      .then(function (text) {
+        var page = new DOMParser().parseFromString(text, "text/html");
+        var fresh = page.querySelector("section[aria-labelledby='components']");
+        var notice = page.querySelector(".notice");
+        if (!fresh) return Promise.reject("no components section");
+        if (notice) {
+          var said = document.createElement("p");
+          said.className = "notice";
+          said.setAttribute("role", "status");
+          said.textContent = notice.textContent;
+          fresh.insertBefore(said, fresh.querySelector("h2").nextSibling);
+        }
+        section.replaceWith(document.importNode(fresh, true));
+        var again = document.getElementById(select.id);
+        if (again) again.focus(); // the keyboard stays where it was
+      })
+      .catch(function () { form.submit(); }); // as without the script
+  }
+
+  document.addEventListener("change", saveStatusAtOnce);
   document.querySelectorAll("textarea[data-live-preview]").forEach(previewMarkdown);
   document.querySelectorAll("form[data-preview]").forEach(previewSettings);
 })();
