@@ -77,7 +77,8 @@ app.register_middleware(routing.contract_answers, "http")
 def fan_out_notifications(event):
     """An outbox event in, batches of recipients out to the deliveries queue."""
     for record in event:
-        fanout.fan_out(json.loads(record.body)["event_id"])
+        message = json.loads(record.body)
+        fanout.fan_out(message["event_id"], message.get("page_id"))
 
 
 @app.on_sqs_message(queue=config.queue_name(queues.DELIVERIES), batch_size=10)

@@ -14,6 +14,7 @@ from chalicelib.domain.errors import DomainError, NotFound
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
 from chalicelib.public import snapshot as public_snapshot
+from chalicelib.store.base import read_together
 from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.store.subscribers import Recipient
@@ -168,13 +169,15 @@ def _postmortem_event(event: OutboxEvent, page: Page) -> int:
 
 def _component_event(event: OutboxEvent, page: Page) -> int:
     change = event.payload
+    # A component status change is a webhook (CONTRACT.md).
+    recipients = _anyone(
+        subscribers.component_recipients(page.id, change["component_id"], "webhook")
+    )
+    if recipients is None:
+        return 0
     components = page_components(page.id)
     component = next((c for c in components if c["id"] == change["component_id"]), None)
     if component is None:
-        return 0
-    # A component status change is a webhook (CONTRACT.md).
-    recipients = _anyone(subscribers.component_recipients(page.id, component["id"], "webhook"))
-    if recipients is None:
         return 0
     message = content.component_content(page, component, change, page_state(page))
     return _enqueue(event, message, recipients)
@@ -189,15 +192,18 @@ FANOUT = {
 }
 
 
-def fan_out(event_id: str) -> int:
-    """Enqueue the deliveries of one event; returns how many recipients it has."""
-    try:
-        event = OutboxEvent.get(event_id)
-        outbox.received(event)
-        page = Page.get(event.page_id)
-    except (OutboxEvent.DoesNotExist, Page.DoesNotExist):
+def fan_out(event_id: str, page_id: str | None = None) -> int:
+    """Enqueue the deliveries of one event; returns how many recipients it has. With the
+    event's `page_id` (its message names it), the event and the page are one read."""
+    if page_id:
+        event, page = read_together((OutboxEvent, event_id), (Page, page_id))
+    else:  # a message published before messages named the page
+        event = read_together((OutboxEvent, event_id))[0]
+        page = read_together((Page, event.page_id))[0] if event is not None else None
+    if event is None or page is None or page.id != event.page_id:
         logger.warning("event %s or its page is gone; nothing to send", event_id)
         return 0
+    outbox.received(event)
     try:
         return FANOUT[event.kind](event, page)
     except DomainError:

@@ -26,7 +26,7 @@ def publish(events: list[OutboxEvent]) -> None:
     """Hand committed events to the queue; whatever fails here the sweep retries."""
     for event in events:
         try:
-            queues.send(queues.NOTIFICATIONS, {"event_id": event.id})
+            queues.send(queues.NOTIFICATIONS, {"event_id": event.id, "page_id": event.page_id})
         except Exception:
             logger.exception("outbox event %s stays pending for the sweep", event.id)
 
