@@ -12,6 +12,7 @@ long as the stack's: it dies with its parent, however the parent stops (SIGKILL 
 import ctypes
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -103,7 +104,8 @@ class Emulator:
 
 
 READY = "emulator ready"
-START_TIMEOUT_SECONDS = 60
+# Loading a large data directory takes a while; this only catches an emulator that hangs.
+START_TIMEOUT_SECONDS = 600
 
 
 class EmulatorProcess:
@@ -121,7 +123,8 @@ class EmulatorProcess:
             stdout=subprocess.PIPE,
             text=True,
         )
-        line = self.process.stdout.readline()  # its only line
+        answered, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_SECONDS)
+        line = self.process.stdout.readline() if answered else ""  # its only line
         if not line.startswith(READY):
             self.process.kill()
             raise RuntimeError(f"the emulator did not start: {line.strip() or 'no answer'}")
