@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
 from chalicelib import clock, config, ids, schemas
-from chalicelib.domain import errors, unit_of_work
+from chalicelib.domain import errors, turns, unit_of_work
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.notify import webhook
 from chalicelib.store.components import Component, record_change
@@ -400,7 +400,10 @@ def create_component(page_id: str, fields: schemas.ComponentFields) -> Written:
 
 
 def update_component(page_id: str, component_id: str, fields: schemas.ComponentFields) -> Written:
-    return edit_components(page_id, lambda edit: _updated(edit, edit.find(component_id), fields))
+    with turns.taken(component_id):
+        return edit_components(
+            page_id, lambda edit: _updated(edit, edit.find(component_id), fields)
+        )
 
 
 def set_component_status(page_id: str, component_id: str, status: str) -> Component:
@@ -412,7 +415,8 @@ def set_component_status(page_id: str, component_id: str, status: str) -> Compon
         edit.set_status(component, status)
         return component
 
-    return edit_components(page_id, change)
+    with turns.taken(component_id):
+        return edit_components(page_id, change)
 
 
 def _updated(edit: Edit, component: Component, fields: schemas.ComponentFields) -> Written:

@@ -495,3 +495,37 @@ def test_a_write_that_keeps_losing_is_a_conflict_answered_409(world):
     assert from_domain(raised.value).status == 409
     shown = world.api.get(components_path(world, f"/{component['id']}")).json
     assert (shown["name"], shown["description"]) == ("API", "theirs")
+
+
+def test_writers_of_one_component_in_one_process_take_turns(world, monkeypatch):
+    """Eight threads setting one component's status at once: none is refused with a 409,
+    and its history is one chain (each change starts from the status the previous left)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chalicelib.domain import components, unit_of_work
+    from chalicelib.schemas.components import ComponentFields
+
+    component = make_component(world)
+    statuses = ["degraded_performance", "partial_outage", "major_outage", "operational"]
+    reads = []
+    run = unit_of_work.run
+
+    def counting_run(page_id, change, **options):
+        def counted(work):
+            reads.append(1)
+            return change(work)
+
+        return run(page_id, counted, **options)
+
+    def set_status(n: int) -> None:
+        fields = ComponentFields(status=statuses[n % len(statuses)])
+        components.update_component(world.page_id, component["id"], fields)
+
+    monkeypatch.setattr(unit_of_work, "run", counting_run)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(set_status, range(24)))
+    assert len(reads) == 24  # each write read once: no race lost, none made again
+    changes = history_of(component["id"])
+    assert changes[0][0] == "operational"
+    for (_, left), (found, _) in zip(changes, changes[1:], strict=False):
+        assert found == left
