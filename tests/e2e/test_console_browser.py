@@ -15,8 +15,11 @@ from tests.webhook_sink import WebhookSink
 pytestmark = pytest.mark.e2e
 
 chromium.skip_without_chromium()
+from selenium.common.exceptions import (  # noqa: E402
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support import expected_conditions  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -68,7 +71,21 @@ def submit(browser, button) -> None:
     """Click a form's button (or a link) and wait for the page it leads to."""
     old = browser.find_element(By.TAG_NAME, "html")
     button.click()
-    WebDriverWait(browser, 15).until(expected_conditions.staleness_of(old))
+    WebDriverWait(browser, 15).until(lambda _: left_behind(old))
+
+
+def left_behind(element) -> bool:
+    """Whether `element`'s document is gone. Asked while the next page replaces it, Chromium
+    may answer that the node is no longer in the document instead of that it is stale."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
+    return False
 
 
 def sign_in(browser, stack, email: str, password: str) -> None:
