@@ -41,6 +41,7 @@ _LATEST = datetime(9999, 12, 31, tzinfo=UTC)
 LISTED_INCIDENTS = 1000
 _LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
 _DECODED_CACHE_SIZE = 32
+REBUILD_WAIT_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -192,12 +193,13 @@ def _current(page_id: str, item: snapshots.PageSnapshot | None) -> Snapshot | No
     """The snapshot `item` holds, or the one a rebuild makes when it is behind."""
     if item is not None and item.current:
         return _decoded_snapshot(item)
-    # A busy page right after a write: one view of the process rebuilds the body, and the
-    # views that arrive meanwhile are shown the body as it was (a rebuild behind) instead of
-    # queueing behind it. Only a page never built makes them wait.
+    # Right after a write one view of the process rebuilds the body, and the views that arrive
+    # meanwhile wait for it, so whoever wrote sees the write; only on a page so busy that the
+    # rebuild takes longer than `REBUILD_WAIT_SECONDS` are they shown the body as it was (a
+    # rebuild behind) rather than queue. A page never built makes them wait however long.
     lock = _rebuild_lock(page_id)
     never_built = item is None or item.body is None
-    if not lock.acquire(blocking=never_built):
+    if not lock.acquire(timeout=-1 if never_built else REBUILD_WAIT_SECONDS):
         return _decoded_snapshot(item)
     try:
         # Those that waited for a first build take it, even if a write came after it.

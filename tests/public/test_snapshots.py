@@ -97,12 +97,25 @@ def test_snapshot_item_stays_small(world):
     assert len(item.body) < 20_000
 
 
-def test_views_during_a_rebuild_are_shown_the_last_body_and_the_next_view_is_current(
-    world, visitor
+def test_a_view_during_a_rebuild_waits_for_it_and_shows_the_write(world, visitor):
+    import threading
+
+    visitor.get("/api/v2/components.json")
+    make_component(world, "Checkout")
+    # Another view of this process is rebuilding, for a moment.
+    lock = page_snapshot._rebuild_lock(world.page_id)
+    lock.acquire()
+    threading.Timer(0.3, lock.release).start()
+    assert "Checkout" in visitor.get("/api/v2/components.json").text
+
+
+def test_views_during_a_long_rebuild_are_shown_the_last_body_and_the_next_view_is_current(
+    world, visitor, monkeypatch
 ):
     visitor.get("/api/v2/components.json")
     make_component(world, "Checkout")
-    # Another view of this process is rebuilding: this one does not queue behind it.
+    monkeypatch.setattr(page_snapshot, "REBUILD_WAIT_SECONDS", 0.05)
+    # Another view of this process is rebuilding, longer than a view waits.
     lock = page_snapshot._rebuild_lock(world.page_id)
     with lock:
         during = visitor.get("/api/v2/components.json")
