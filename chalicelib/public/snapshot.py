@@ -99,7 +99,9 @@ def refresh(
         listed //= 2
     etag = hashlib.sha256(body).hexdigest()[:32]
     snapshots.write(page.id, body, etag, changes, read_at)
-    return Snapshot(page.id, etag, data)
+    built = Snapshot(page.id, etag, data)
+    _remember_built(built, changes)
+    return built
 
 
 def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> int:
@@ -202,6 +204,11 @@ def _current(page_id: str, item: snapshots.PageSnapshot | None) -> Snapshot | No
     if not lock.acquire(timeout=-1 if never_built else REBUILD_WAIT_SECONDS):
         return _decoded_snapshot(item)
     try:
+        # A view needs the changes it found counted, not those written while it waited: the
+        # body just built here shows them, or one more rebuild does.
+        built = _built.get(page_id)
+        if built is not None and built[0] >= int((item and item.changes) or 0):
+            return built[1]
         # Those that waited for a first build take it, even if a write came after it.
         return refresh(page_id, unless_current=True, any_body=never_built)
     finally:
@@ -219,6 +226,14 @@ def _decoded_snapshot(item: snapshots.PageSnapshot) -> Snapshot:
     return Snapshot(item.page_id, item.etag, data)
 
 
+def _remember_built(built: Snapshot, changes: int) -> None:
+    with _locks_guard:
+        _built[built.page_id] = (changes, built)
+        _built.move_to_end(built.page_id)
+        if len(_built) > _DECODED_CACHE_SIZE:
+            _built.popitem(last=False)
+
+
 def _rebuild_lock(page_id: str) -> threading.Lock:
     with _locks_guard:
         return _rebuild_locks.setdefault(page_id, threading.Lock())
@@ -234,5 +249,7 @@ def _load_by_name(kind: str, name: str, alongside: Alongside = None) -> Snapshot
 
 
 _decoded: OrderedDict[str, dict] = OrderedDict()
+# Per page, the last body this process built and the changes it shows.
+_built: OrderedDict[str, tuple[int, Snapshot]] = OrderedDict()
 _rebuild_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

@@ -109,6 +109,37 @@ def test_a_view_during_a_rebuild_waits_for_it_and_shows_the_write(world, visitor
     assert "Checkout" in visitor.get("/api/v2/components.json").text
 
 
+def test_views_that_waited_for_a_rebuild_share_it(world, visitor, dynamodb_calls):
+    """Views that arrive during a rebuild take the body it built: none reads the page again
+    or builds it once more (a write landing while they waited is the next views' to show)."""
+    import threading
+
+    visitor.get("/api/v2/components.json")
+    make_component(world, "Search")
+    before = dynamodb_calls.count("GetItem")
+    visitor.get("/api/v2/components.json")  # one view that rebuilds, alone
+    one_rebuild = dynamodb_calls.count("GetItem") - before
+
+    make_component(world, "Checkout")
+    lock = page_snapshot._rebuild_lock(world.page_id)
+    answers = []
+
+    def view():
+        answers.append(visitor.get("/api/v2/components.json"))
+
+    before = dynamodb_calls.count("GetItem"), dynamodb_calls.count("UpdateItem")
+    with lock:  # they all arrive while a rebuild is under way
+        threads = [threading.Thread(target=view) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(answer.status == 200 and "Checkout" in answer.text for answer in answers)
+    assert dynamodb_calls.count("UpdateItem") - before[1] == 1  # one body stored
+    # The one that rebuilt read what a rebuild reads; the others their snapshot item only.
+    assert dynamodb_calls.count("GetItem") - before[0] == one_rebuild + 5
+
+
 def test_views_during_a_long_rebuild_are_shown_the_last_body_and_the_next_view_is_current(
     world, visitor, monkeypatch
 ):
