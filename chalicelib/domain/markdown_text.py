@@ -6,6 +6,7 @@ the Markdown into HTML and sanitizes that again with nh3, so nothing stored can 
 """
 
 import re
+from functools import lru_cache
 
 _DANGEROUS_ELEMENTS = re.compile(
     r"<(script|style|iframe|object|embed|frameset|frame|applet|meta|link|base)\b[^>]*>.*?</\1\s*>"
@@ -37,6 +38,9 @@ def strip_harmful(text: str) -> str:
     return text
 
 
+# A page view renders each update it shows; the same texts come back view after view, and a
+# render (a Markdown parser made with its extensions, then nh3) costs milliseconds.
+@lru_cache(maxsize=4096)
 def render_html(text: str) -> str:
     """Markdown to sanitized HTML, safe to put in a page."""
     import markdown  # imported by the first render: saving needs only `strip_harmful`
