@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from chalicelib import clock
 from chalicelib.domain import components, errors, incidents
 from chalicelib.domain.pages import profile_of
-from chalicelib.store.components import Component, ComponentStatusDay, day_of
+from chalicelib.store.components import Component, changes_since, day_of
 from chalicelib.store.models import Page
 
 MAJOR_OUTAGE = "major_outage"
@@ -73,15 +73,9 @@ def start_of(component: Component, time_zone: str) -> datetime:
 
 def history(component: Component, since: datetime) -> list[Segment]:
     """The component's statuses from `since` until now: one Query of its status days (an
-    item per day that had a change)."""
+    item per day that had a change), none when this process read them since its last change."""
     since = since.astimezone(UTC)
-    days = ComponentStatusDay.query(component.id, ComponentStatusDay.day >= day_of(since))
-    changes = [
-        (datetime.fromisoformat(at), old, new)
-        for day in days
-        for at, old, new in day.changes or []
-        if datetime.fromisoformat(at) >= since
-    ]
+    changes = [change for change in changes_since(component, day_of(since)) if change[0] >= since]
     first = changes[0][1] if changes else component.status
     return [(since, first)] + [(at, new) for at, _, new in changes]
 

@@ -4,6 +4,8 @@ A group is a component with `group` true; its members carry its id in `group_id`
 Query of the page partition gives every component with its group membership.
 """
 
+import threading
+from collections import OrderedDict
 from datetime import UTC, datetime
 
 from pynamodb.attributes import (
@@ -96,3 +98,36 @@ def record_change(component: Component, old_status: str, moment: datetime):
         ComponentStatusDay.page_id.set(component.page_id),
         ComponentStatusDay.changes.set((ComponentStatusDay.changes | []).append([entry])),
     ]
+
+
+# Status change: when, from which status, to which.
+Change = tuple[datetime, str, str]
+_CACHED_READS = 512
+_changes_read: OrderedDict[tuple, list[Change]] = OrderedDict()
+_changes_guard = threading.Lock()
+
+
+def changes_since(component: Component, first_day: str) -> list[Change]:
+    """The component's status changes recorded on `first_day` and after, oldest first: one
+    Query of its status days, or none when this process read them since the last change.
+
+    Every change is appended in the transaction that moves the component's `status_slot`
+    counters, so the component read with its counters says whether a read is still whole. A
+    read is kept only when it shows the newest item as full as the counters say (an eventually
+    consistent read may miss the last append)."""
+    key = (component.id, first_day, component.status_slot, int(component.status_slot_changes or 0))
+    with _changes_guard:
+        kept = _changes_read.get(key)
+    if kept is not None:
+        return kept
+    days = list(ComponentStatusDay.query(component.id, ComponentStatusDay.day >= first_day))
+    changes = [
+        (datetime.fromisoformat(at), old, new) for day in days for at, old, new in day.changes or []
+    ]
+    newest = next((day for day in days if day.day == component.status_slot), None)
+    if newest is not None and len(newest.changes or []) == key[3]:
+        with _changes_guard:
+            _changes_read[key] = changes
+            if len(_changes_read) > _CACHED_READS:
+                _changes_read.popitem(last=False)
+    return changes

@@ -181,3 +181,29 @@ def test_a_day_of_many_changes_fills_several_items_and_uptime_counts_them_all(wo
         assert body["major_outage"] == 4 * 3600
     finally:
         clock.freeze(None)
+
+
+def test_history_is_read_again_only_after_a_change(world, dynamodb_calls):
+    """A process keeps a component's status history until its next change: a rebuild after a
+    write to something else reads no status day, and the next change is in the next read."""
+    from chalicelib.domain import components
+
+    component = make_component(world, "API")
+    world.api.patch(
+        f"/v1/pages/{world.page_id}/components/{component['id']}",
+        {"component": {"status": "major_outage"}},
+    )
+
+    def history() -> list:
+        record = next(r for r in components.components_of(world.page_id) if r.id == component["id"])
+        return [status for _, status in uptime.history(record, clock.now() - timedelta(days=1))]
+
+    assert history()[-1] == "major_outage"
+    before = dynamodb_calls.count("Query")
+    assert history()[-1] == "major_outage"
+    assert dynamodb_calls.count("Query") - before == 1  # the components, not the status days
+    world.api.patch(
+        f"/v1/pages/{world.page_id}/components/{component['id']}",
+        {"component": {"status": "operational"}},
+    )
+    assert history()[-2:] == ["major_outage", "operational"]
