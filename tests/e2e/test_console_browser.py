@@ -16,6 +16,7 @@ pytestmark = pytest.mark.e2e
 
 chromium.skip_without_chromium()
 from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
     StaleElementReferenceException,
     WebDriverException,
 )
@@ -282,9 +283,11 @@ def test_settings_preview_live_and_components_reordered(stack, first_start, brow
     submit(browser, browser.find_element(By.LINK_TEXT, "Settings and branding"))
 
     def preview_text() -> str:
-        browser.switch_to.frame(browser.find_element(By.ID, "preview-frame"))
         try:
+            browser.switch_to.frame(browser.find_element(By.ID, "preview-frame"))
             return browser.find_element(By.TAG_NAME, "body").text
+        except (StaleElementReferenceException, NoSuchElementException):
+            return ""  # the frame is loading the next preview: look again
         finally:
             browser.switch_to.default_content()
 
