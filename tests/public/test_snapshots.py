@@ -2,6 +2,7 @@
 small enough for one item however long the history."""
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock
@@ -98,7 +99,6 @@ def test_snapshot_item_stays_small(world):
 
 
 def test_a_view_during_a_rebuild_waits_for_it_and_shows_the_write(world, visitor):
-    import threading
 
     visitor.get("/api/v2/components.json")
     make_component(world, "Checkout")
@@ -109,10 +109,28 @@ def test_a_view_during_a_rebuild_waits_for_it_and_shows_the_write(world, visitor
     assert "Checkout" in visitor.get("/api/v2/components.json").text
 
 
+def start_views(visitor, count: int) -> tuple[list[threading.Thread], list]:
+    """`count` views of the page at once, a thread each (started, not joined), and the list
+    their answers land in."""
+    answers: list = []
+
+    def view() -> None:
+        answers.append(visitor.get("/api/v2/components.json"))
+
+    threads = [threading.Thread(target=view) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads, answers
+
+
+def join(threads: list[threading.Thread]) -> None:
+    for thread in threads:
+        thread.join()
+
+
 def test_views_that_waited_for_a_rebuild_share_it(world, visitor, dynamodb_calls):
     """Views that arrive during a rebuild take the body it built: none reads the page again
     or builds it once more (a write landing while they waited is the next views' to show)."""
-    import threading
 
     visitor.get("/api/v2/components.json")
     make_component(world, "Search")
@@ -122,18 +140,10 @@ def test_views_that_waited_for_a_rebuild_share_it(world, visitor, dynamodb_calls
 
     make_component(world, "Checkout")
     lock = page_snapshot._rebuild_lock(world.page_id)
-    answers = []
-
-    def view():
-        answers.append(visitor.get("/api/v2/components.json"))
-
     before = dynamodb_calls.count("GetItem"), dynamodb_calls.count("UpdateItem")
     with lock:  # they all arrive while a rebuild is under way
-        threads = [threading.Thread(target=view) for _ in range(6)]
-        for thread in threads:
-            thread.start()
-    for thread in threads:
-        thread.join()
+        threads, answers = start_views(visitor, 6)
+    join(threads)
     assert all(answer.status == 200 and "Checkout" in answer.text for answer in answers)
     assert dynamodb_calls.count("UpdateItem") - before[1] == 1  # one body stored
     # The one that rebuilt read what a rebuild reads; the others their snapshot item only.
@@ -158,19 +168,10 @@ def test_views_during_a_long_rebuild_are_shown_the_last_body_and_the_next_view_i
 
 
 def test_concurrent_first_views_build_the_page_once(world, visitor, dynamodb_calls):
-    import threading
 
     make_component(world, "Checkout")
-    answers = []
-
-    def view():
-        answers.append(visitor.get("/api/v2/components.json"))
-
     before = dynamodb_calls.count("UpdateItem")
-    threads = [threading.Thread(target=view) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    threads, answers = start_views(visitor, 6)
+    join(threads)
     assert all(answer.status == 200 and "Checkout" in answer.text for answer in answers)
     assert dynamodb_calls.count("UpdateItem") - before == 1  # one body stored
