@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from chalicelib.environment import DEFAULT_MOTO_PORT, use_local_emulator_if_local
-from chalicelib.local import logs
+from chalicelib.local import header_parsing, logs
 
 
 def _port(name: str, default: int) -> int:
@@ -19,6 +19,7 @@ def _port(name: str, default: int) -> int:
 
 def main() -> int:
     logs.configure()
+    header_parsing.install()
     os.environ["STAGE"] = os.environ.get("STAGE", "local")
     os.environ.pop("AWS_ENDPOINT_URL", None)  # this stack is the endpoint
     use_local_emulator_if_local()
@@ -29,7 +30,7 @@ def main() -> int:
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
     from chalicelib.admin import bootstrap, index_recipients, one_time_password
-    from chalicelib.local import events, server
+    from chalicelib.local import events, heap, server
     from chalicelib.local.emulator import EmulatorProcess, declared_queues
 
     data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
@@ -56,6 +57,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     http = server.start(app, "127.0.0.1", port)
     events.start_all(app, tick_seconds, stopped)
+    heap.settle_long_lived(stopped)
     print(
         f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port}); "
         f"console: http://127.0.0.1:{port}/manage",

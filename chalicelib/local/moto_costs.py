@@ -31,6 +31,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from moto.core import responses as moto_responses
 from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb import responses as dynamodb_responses
@@ -370,4 +371,8 @@ def install() -> None:
         return 200, headers, json.dumps(_wire(result))
 
     DynamoHandler.serialized = serialized
+    # Every request lists its handler's methods (`inspect.getmembers`); a class's do not change.
+    moto_responses.method_names_from_class = lru_cache(maxsize=None)(
+        moto_responses.method_names_from_class
+    )
     dynamodb_responses.dynamo_to_dict = _to_plain

@@ -1,7 +1,9 @@
 """`make run` for real: the stack in a subprocess, over HTTP, across a restart."""
 
+import boto3
 import pytest
 import requests
+from botocore.exceptions import ClientError
 
 from tests.e2e.stack import LocalStack
 
@@ -74,3 +76,37 @@ def test_links_point_where_the_stack_serves(stack):
     assert by_host["page"]["id"] == created["page_id"]
     feed = stack.get(f"/s/{created['page_id']}/history.rss").text
     assert f"http://127.0.0.1:{stack.port}/s/" in feed
+
+
+def test_the_emulator_answers_dynamodb_errors_as_aws_does(stack):
+    """DynamoDB calls skip moto's Flask app (`emulator._Dispatcher`): its errors still reach
+    the SDK with AWS's codes, and SQS, which goes through the app, still answers."""
+    stack.start()
+    session = boto3.session.Session(
+        aws_access_key_id="local", aws_secret_access_key="local", region_name="us-east-1"
+    )
+    endpoint = f"http://127.0.0.1:{stack.moto_port}"
+    dynamodb = session.client("dynamodb", endpoint_url=endpoint)
+    table = next(name for name in dynamodb.list_tables()["TableNames"] if "claims" in name)
+    key_name = dynamodb.describe_table(TableName=table)["Table"]["KeySchema"][0]["AttributeName"]
+    item = {key_name: {"S": "emulator-probe"}}
+    dynamodb.put_item(TableName=table, Item=item)
+    assert dynamodb.get_item(TableName=table, Key=item, ConsistentRead=True)["Item"] == item
+
+    with pytest.raises(ClientError) as refused:
+        dynamodb.put_item(
+            TableName=table,
+            Item=item,
+            ConditionExpression="attribute_not_exists(#k)",
+            ExpressionAttributeNames={"#k": key_name},
+        )
+    assert refused.value.response["Error"]["Code"] == "ConditionalCheckFailedException"
+    with pytest.raises(ClientError) as missing:
+        dynamodb.get_item(TableName="no-such-table", Key=item)
+    assert missing.value.response["Error"]["Code"] == "ResourceNotFoundException"
+    with pytest.raises(ClientError) as invalid:
+        dynamodb.query(TableName=table, KeyConditionExpression="nonsense ===")
+    assert invalid.value.response["Error"]["Code"] == "ValidationException"
+
+    sqs = session.client("sqs", endpoint_url=endpoint)
+    assert sqs.list_queues()["QueueUrls"]
