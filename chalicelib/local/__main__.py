@@ -1,5 +1,5 @@
-"""`make run`: the whole stack (this process and the emulator's); Ctrl-C (or SIGTERM) stops
-it all."""
+"""`make run`: the whole stack (this process, which serves the API and the pages, the
+emulator's and the event functions'); Ctrl-C (or SIGTERM) stops it all."""
 
 import json
 import logging
@@ -30,12 +30,12 @@ def main() -> int:
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
     from chalicelib.admin import bootstrap, index_recipients, one_time_password
-    from chalicelib.local import events, heap, server
-    from chalicelib.local.emulator import EmulatorProcess, declared_queues
+    from chalicelib.local import emulator, heap, server, workers
 
     data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
-    emulator = EmulatorProcess(moto_port, data_dir, declared_queues(app))
-    had_data = emulator.start()
+    storage = emulator.child_process(moto_port, data_dir, emulator.declared_queues(app)).launch()
+    had_data = storage.ready() == "data"
+    functions = workers.child_process(tick_seconds).launch()  # starts while this process goes on
     index_recipients()  # data of an earlier version: subscribers without recipient items
     if not had_data:
         created = bootstrap()
@@ -56,7 +56,7 @@ def main() -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     http = server.start(app, "127.0.0.1", port)
-    events.start_all(app, tick_seconds, stopped)
+    functions.ready()
     heap.settle_long_lived(stopped)
     print(
         f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port}); "
@@ -67,7 +67,8 @@ def main() -> int:
     stopped.wait()
     print("Stopping...", flush=True)
     http.server.shutdown()  # no new requests; one in flight was not acknowledged yet
-    emulator.stop()
+    functions.stop()
+    storage.stop()
     return 0
 
 

@@ -1,7 +1,7 @@
 """moto's HTTP server as the embedded AWS (DynamoDB, SQS, SES, SNS) on a loopback port, with
 the journal at its boundary so that what it acknowledged survives a restart.
 
-It runs in a process of its own (`EmulatorProcess`), as AWS's services run apart from the
+It runs in a process of its own (`child_process`), as AWS's services run apart from the
 Lambda functions: the emulator and the app each get a core instead of sharing one
 interpreter lock, which under load is most of a request's wait. The process lives only as
 long as the stack's: it dies with its parent, however the parent stops (SIGKILL included).
@@ -9,15 +9,9 @@ long as the stack's: it dies with its parent, however the parent stops (SIGKILL 
     python -m chalicelib.local.emulator PORT DATA_DIR [QUEUE ...]
 """
 
-import ctypes
 import io
-import os
-import select
-import signal
-import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import boto3
@@ -33,7 +27,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import header_parsing, heap, logs, moto_costs
+from chalicelib.local import child, header_parsing, moto_costs
 from chalicelib.local.journal import Journal
 from chalicelib.store.tables import create_all
 
@@ -151,68 +145,19 @@ class Emulator:
         return self.journal.recover()
 
 
-READY = "emulator ready"
-# Loading a large data directory takes a while; this only catches an emulator that hangs.
-START_TIMEOUT_SECONDS = 600
-
-
-class EmulatorProcess:
-    """The emulator in a child process, seen from the stack's own."""
-
-    def __init__(self, port: int, data_dir: Path, queues: list[str]):
-        self.arguments = [str(port), str(data_dir), *queues]
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> bool:
-        """Start it and wait until it serves; True when it found data."""
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "chalicelib.local.emulator", *self.arguments],
-            cwd=Path(__file__).resolve().parents[2],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        answered, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_SECONDS)
-        line = self.process.stdout.readline() if answered else ""  # its only line
-        if not line.startswith(READY):
-            self.process.kill()
-            raise RuntimeError(f"the emulator did not start: {line.strip() or 'no answer'}")
-        return line.split()[-1] == "data"
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()  # every acknowledged write is in the journal already
-
-
-def _die_with_parent() -> None:
-    """Be killed when the stack's process ends, however it ends."""
-    parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-
-    # Elsewhere (and should the parent be gone already), watch it.
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 def serve(port: int, data_dir: Path, queues: list[str]) -> None:
-    """The emulator process: serve until the stack stops."""
-    _die_with_parent()
-    logs.configure()
-    stopped = threading.Event()
-    # A terminal's Ctrl-C reaches the whole group; the stack's process ends this one.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
-    had_data = Emulator(port, data_dir).start(queues)
-    heap.settle_long_lived(stopped)
-    print(f"{READY} {'data' if had_data else 'empty'}", flush=True)
-    sys.stdout = open(os.devnull, "w")  # nobody reads the pipe any more
-    stopped.wait()
-    os._exit(0)
+    """The emulator process: serve until the stack stops; its ready line says whether it
+    found data."""
+
+    def start(stopped) -> str:
+        return "data" if Emulator(port, data_dir).start(queues) else "empty"
+
+    child.serve_until_stopped(start)
+
+
+def child_process(port: int, data_dir: Path, queues: list[str]) -> child.ChildProcess:
+    """The emulator in a child process, seen from the stack's own."""
+    return child.ChildProcess("chalicelib.local.emulator", [str(port), str(data_dir), *queues])
 
 
 def declared_queues(app) -> list[str]:

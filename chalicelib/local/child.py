@@ -1,0 +1,91 @@
+"""The local stack's other processes (the emulator, the event functions), seen from both sides.
+
+The stack's own process starts each one (`ChildProcess`) and waits for its one line on
+standard output, which says it is ready. The child (`serve_until_stopped`) lives only as long
+as the stack's process: it dies with it however it stops (SIGKILL included), ignores the
+terminal's Ctrl-C (which reaches the whole group; the stack's process ends its children) and
+leaves at SIGTERM.
+"""
+
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from chalicelib.local import heap, logs
+
+# Loading a large data directory takes a while; this only catches a child that hangs.
+START_TIMEOUT_SECONDS = 600
+_PROJECT = Path(__file__).resolve().parents[2]
+
+
+class ChildProcess:
+    """`python -m MODULE ARGUMENTS...`, started by `launch` and ready once `ready` returns."""
+
+    def __init__(self, module: str, arguments: list[str]):
+        self.module = module
+        self.arguments = arguments
+        self.process: subprocess.Popen | None = None
+
+    def launch(self) -> "ChildProcess":
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, *self.arguments],
+            cwd=_PROJECT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        return self
+
+    def ready(self) -> str:
+        """Wait for its ready line; the line's last word."""
+        answered, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_SECONDS)
+        line = self.process.stdout.readline() if answered else ""  # its only line
+        if not line.startswith(READY):
+            self.process.kill()
+            raise RuntimeError(f"{self.module} did not start: {line.strip() or 'no answer'}")
+        return line.split()[-1]
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()  # what it acknowledged is saved already; the rest comes back
+
+
+READY = "ready:"
+
+
+def serve_until_stopped(start: Callable[[threading.Event], str]) -> None:
+    """The child's side: `start(stopped)` does its work in threads and returns a word for the
+    ready line; then this waits until the stack stops."""
+    _die_with_parent()
+    logs.configure()
+    stopped = threading.Event()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())
+    said = start(stopped)
+    heap.settle_long_lived(stopped)
+    print(f"{READY} {said}", flush=True)
+    sys.stdout = open(os.devnull, "w")  # nobody reads the pipe any more
+    stopped.wait()
+    os._exit(0)
+
+
+def _die_with_parent() -> None:
+    """Be killed when the stack's process ends, however it ends."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+    # Elsewhere (and should the parent be gone already), watch it.
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
