@@ -139,6 +139,20 @@ def open_records(page_id: str) -> list[IncidentRecord]:
     return list(IncidentRecord.open_index.query(page_id, scan_index_forward=False))
 
 
+def as_left_by(incident: Incident, update: IncidentRecord) -> Incident:
+    """The incident as `update` left it: the updates up to it, its status, and the stamps
+    (monitoring, resolved) it had by then. A notification fanned out after later updates
+    (queues deliver late, and out of order) tells of its own update, not of the later ones."""
+    record = copy.deepcopy(incident.record)
+    record.status = update.status
+    record.updated_at = update.created_at
+    for stamp in set(states.STAMPS.values()):
+        moment = getattr(record, stamp)
+        if moment is not None and _utc(moment) > _utc(update.created_at):
+            setattr(record, stamp, None)
+    return Incident(record, [earlier for earlier in incident.updates if earlier.id <= update.id])
+
+
 def with_updates(records: list[IncidentRecord]) -> list[Incident]:
     """Each incident with its updates (a Query each)."""
     return [_whole(record.page_id, record.id, record) for record in records]

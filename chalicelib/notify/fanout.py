@@ -116,11 +116,7 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
     incident = incidents.get_incident(page.id, payload["incident_id"])
     update_id = payload.get("incident_update_id")
     update = next((u for u in incident.updates if u.id == update_id), incident.updates[0])
-    # As the update left it: a notification fanned out after a later update (queues may
-    # deliver out of order) still shows the update it announces first, not the later ones.
-    incident = incidents.Incident(
-        incident.record, [u for u in incident.updates if u.id <= update.id]
-    )
+    incident = incidents.as_left_by(incident, update)
     recipients = _anyone(
         subscribers.recipients(
             page.id,

@@ -59,11 +59,12 @@ def test_events_and_batches_out_of_order_and_twice_reach_everyone_once(world, ht
             webhook_subscriber(world, f"{sink.url}/{n}")
         path = f"/v1/pages/{world.page_id}/incidents"
         incident = world.api.post(path, {"incident": {"name": "Down", "body": "Looking"}}).json
-        world.api.patch(
-            f"{path}/{incident['id']}", {"incident": {"status": "identified", "body": "Found"}}
-        )
+        for status in ("identified", "resolved"):
+            world.api.patch(
+                f"{path}/{incident['id']}", {"incident": {"status": status, "body": status}}
+            )
         events = taken(queues.NOTIFICATIONS)
-        assert len(events) == 2
+        assert len(events) == 3
         # The second update's event first, and each event twice.
         for body in [*reversed(events), *events]:
             invoke(http, "fan_out_notifications", queues.NOTIFICATIONS, [body])
@@ -78,7 +79,12 @@ def test_events_and_batches_out_of_order_and_twice_reach_everyone_once(world, ht
     got = received_by_subscriber(sink)
     assert sorted(got) == [f"/hook/{n}" for n in range(3)]
     for ids_received in got.values():
-        assert sorted(ids_received) == sorted(update_ids)  # both updates, each once
+        assert sorted(ids_received) == sorted(update_ids)  # every update, each once
+    # Fanned out after the incident was resolved, each still tells of its own update.
+    for post in sink.received:
+        told = post["json"]["incident"]
+        assert told["status"] == told["incident_updates"][0]["status"]
+        assert (told["resolved_at"] is not None) == (told["status"] == "resolved")
 
 
 class _Misbehaving(ThreadingHTTPServer):
