@@ -7,8 +7,6 @@ wrong password get the same answer.
 
 from __future__ import annotations
 
-import hashlib
-
 from chalice import Response
 
 from chalicelib.console import session
@@ -59,8 +57,7 @@ def sign_in(screen: Screen) -> Response:
     if not email or not password:
         return _form(screen, 422, "Enter your email and password.", email)
     try:
-        attempt = "console-sign-in#" + hashlib.sha256(email.lower().encode()).hexdigest()
-        ratelimit.check(attempt, SIGN_IN_ATTEMPTS)
+        ratelimit.check(ratelimit.token_for("console-sign-in", email), SIGN_IN_ATTEMPTS)
     except errors.ApiError as error:
         response = _form(screen, 429, "Too many attempts. Wait a minute and try again.", email)
         response.headers.update(error.headers)

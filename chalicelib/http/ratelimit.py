@@ -6,6 +6,7 @@ UpdateItem per request, two more at a minute boundary; the counters expire by TT
 DynamoDB, the count holds across Lambda instances.
 """
 
+import hashlib
 import math
 from datetime import timedelta
 
@@ -16,6 +17,12 @@ from chalicelib.http.errors import RATE_LIMITED, ApiError
 from chalicelib.store.models import RateWindow
 
 WINDOW_SECONDS = 60
+
+
+def token_for(purpose: str, address: str) -> str:
+    """The counter of `purpose` for one email address (any case), which the store keeps only
+    as a hash."""
+    return f"{purpose}#" + hashlib.sha256(address.strip().lower().encode()).hexdigest()
 
 
 def check(token: str, limit: int | None = None) -> None:

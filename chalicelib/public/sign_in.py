@@ -1,6 +1,6 @@
 """Signing in to an audience-specific page: the reader gives an email address; if a page
 access user of the page has it, a link signed for that user and valid `LINK_LIFETIME` goes to
-it; opening the link sets a cookie, signed and valid `SESSION_LIFETIME`, that names the user
+it (at most `LINKS_A_MINUTE` to one address); opening the link sets a cookie, signed and valid `SESSION_LIFETIME`, that names the user
 to every view of the page (`audience.viewer_of`). The answer to the form is the same whether
 or not the address is known, so the form tells nobody who may read the page.
 
@@ -13,11 +13,14 @@ from __future__ import annotations
 from chalice import Blueprint, Response
 
 from chalicelib.domain import page_access, pages
-from chalicelib.http import errors
+from chalicelib.http import errors, ratelimit
 from chalicelib.http.routing import Router
 from chalicelib.notify import content, email
 from chalicelib.public import audience, caching, html, security
 from chalicelib.public.routes import HTML, Visit, public_view
+
+# Links emailed to one address for one page: nobody can flood a reader's inbox through the form.
+LINKS_A_MINUTE = 5
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")
@@ -61,13 +64,23 @@ def sign_in_form(visit: Visit) -> Response:
     "Audience-specific page: email a sign-in link to a page access user (`email`)",
     as_html=True,
     methods=("POST",),
+    answers=(429,),
     on=router,
     viewers_only=False,
 )
 def send_sign_in_link(visit: Visit) -> Response:
     page_id = _audience_page(visit)
     sent = visit.request.body.get("email")
-    user = page_access.user_by_email(page_id, sent) if isinstance(sent, str) and sent else None
+    sent = sent if isinstance(sent, str) else ""
+    try:
+        # Counted for any address, known or not, so that the answer tells nobody either.
+        ratelimit.check(ratelimit.token_for(f"sign-in-link#{page_id}", sent), LINKS_A_MINUTE)
+    except errors.ApiError as refusal:
+        notice = html.notice_page(
+            visit.data, visit.base, "Too many links asked for", "Wait a minute, then ask again."
+        )
+        return _html(notice, 429, refusal.headers)
+    user = page_access.user_by_email(page_id, sent) if sent else None
     if user is not None:
         token = audience.token(page_id, user.id, audience.SIGN_IN, audience.LINK_LIFETIME)
         minutes = int(audience.LINK_LIFETIME.total_seconds() // 60)

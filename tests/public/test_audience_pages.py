@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 from urllib.parse import urlencode
 
+from chalicelib.public import sign_in as sign_in_links
 from tests.api.test_metrics import make_metric
 from tests.dynamodb_calls import recording
 from tests.public.conftest import make_component, make_group, make_incident, update_page
@@ -252,3 +253,24 @@ def test_sign_in_on_the_pages_own_domain(world, visitor):
         "/", headers={**host, **cookie, "If-None-Match": page.headers["ETag"]}
     )
     assert not_modified.status == 304
+
+
+def test_links_to_one_address_are_limited_known_or_not(world, visitor):
+    update_page(world, audience_specific=True)
+    make_viewer(world, "reader@example.com")
+    before = len(sent_mail())
+    for address in ("reader@example.com", "nobody@example.com"):
+        answers = [
+            visitor.api.post(
+                f"/s/{world.page_id}/sign-in", urlencode({"email": address}), headers=FORM
+            )
+            for _ in range(sign_in_links.LINKS_A_MINUTE + 1)
+        ]
+        assert [answer.status for answer in answers[:-1]] == [200] * sign_in_links.LINKS_A_MINUTE
+        refused = answers[-1]
+        assert refused.status == 429 and "Wait a minute" in refused.text
+        assert int(refused.headers["Retry-After"]) > 0
+    mails = sent_mail()[before:]
+    assert [mail.to for mail in mails] == [["reader@example.com"]] * sign_in_links.LINKS_A_MINUTE
+    # Another address is counted apart.
+    assert sign_in(visitor, make_viewer(world, "other@example.com")["email"])
