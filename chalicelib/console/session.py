@@ -2,9 +2,10 @@
 forms.
 
 The session cookie is `HttpOnly` (no script reads it), `SameSite=Lax` (other sites' forms do
-not carry it) and `Secure` outside the local stage (served over plain HTTP on loopback). It
-is stateless: its signature and expiry are checked, then its user is read, so a deleted user
-is signed out at once. Every form of a signed-in screen carries a token bound to the session
+not carry it) and `Secure` outside the local stage (served over plain HTTP on loopback). Its
+signature and expiry are checked, then its user is read, so a deleted user is signed out at
+once, and so is every session of a user who signs out or gets a new password (the session
+names the user's session generation, which those move on). Every form of a signed-in screen carries a token bound to the session
 (an HMAC of it); the sign-in form, before any session exists, uses a double-submit cookie,
 so another site cannot sign a browser in to an account of its choosing.
 """
@@ -33,13 +34,19 @@ _SESSION = "console-session"
 _CSRF = "console-csrf"
 
 
-def new_session(user_id: str) -> str:
-    return audience.token(_SCOPE, user_id, _SESSION, LIFETIME)
+def new_session(user_id: str, generation: int) -> str:
+    """A session of the user's current `generation` (`User.session_generation`)."""
+    return audience.token(_SCOPE, f"{user_id}.{generation}", _SESSION, LIFETIME)
 
 
-def user_id_of(value: str | None) -> str | None:
-    """The user a session cookie names, if it is genuine and has not expired."""
-    return audience.user_id_of(_SCOPE, value, _SESSION)
+def holder_of(value: str | None) -> tuple[str, int] | None:
+    """The user a session cookie names and the generation it was made in, if it is genuine
+    and has not expired."""
+    subject = audience.user_id_of(_SCOPE, value, _SESSION)
+    if subject is None:
+        return None
+    user_id, _, generation = subject.partition(".")
+    return user_id, int(generation) if generation.isdigit() else 0
 
 
 def _digest(value: str) -> str:

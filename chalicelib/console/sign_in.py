@@ -64,7 +64,7 @@ def sign_in(screen: Screen) -> Response:
         return response
     for user in organizations.users_by_email(email):
         if user.password_hash and credentials.password_matches(password, user.password_hash):
-            value = session.new_session(user.id)
+            value = session.new_session(user.id, user.session_generation or 0)
             cookie = session.set_cookie(session.COOKIE, value, session.LIFETIME)
             return redirect(_next_path(form.get("next")), cookie)
     return _form(screen, 401, "That email and password do not match.", email)
@@ -72,4 +72,5 @@ def sign_in(screen: Screen) -> Response:
 
 @console_view("/sign-out", ("POST",))
 def sign_out(screen: Screen) -> Response:
+    organizations.end_sessions(screen.user)  # a copy of the cookie is no use either
     return redirect(f"{BASE}/sign-in", session.set_cookie(session.COOKIE, "", None))

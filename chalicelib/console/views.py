@@ -105,13 +105,16 @@ def refusal(screen: Screen, error: errors.ApiError) -> Response:
 
 def _signed_in(screen: Screen) -> bool:
     value = session.cookie_of(screen.request.headers, session.COOKIE)
-    user_id = session.user_id_of(value)
-    if user_id is None:
+    holder = session.holder_of(value)
+    if holder is None:
         return False
+    user_id, generation = holder
     try:
         screen.user = User.get(user_id)
     except User.DoesNotExist:
         return False  # a deleted user's session ends with the user
+    if generation != (screen.user.session_generation or 0):
+        return False  # signed out since, or given a new password
     screen.session_value = value
     return True
 

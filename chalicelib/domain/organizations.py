@@ -154,12 +154,18 @@ def users_by_email(email: str) -> list[User]:
 
 
 def set_password(user: User, password: str) -> None:
-    """Store the password's hash (never the password), and index the user's email for
-    sign-in."""
+    """Store the password's hash (never the password), index the user's email for sign-in,
+    and end the sessions the old password opened."""
     user.update(
         actions=[
             User.password_hash.set(credentials.password_hash(password)),
             User.sign_in_email.set(user.email.lower()),
+            User.session_generation.add(1),
             User.updated_at.set(clock.now()),
         ]
     )
+
+
+def end_sessions(user: User) -> None:
+    """End every console session of the user, on every device."""
+    user.update(actions=[User.session_generation.add(1)])

@@ -64,6 +64,9 @@ class User(Model):
     last_name = UnicodeAttribute(default="")
     password_hash = UnicodeAttribute(null=True)
     sign_in_email = UnicodeAttribute(null=True)
+    # Console sessions name the generation they were made in; signing out, or a new password,
+    # moves it on and so ends every session made before.
+    session_generation = NumberAttribute(default=0)
     owner = BooleanAttribute(default=False)
     page_roles = MapAttribute(default=dict)
     created_at = UTCDateTimeAttribute()

@@ -83,6 +83,39 @@ def test_signing_out_clears_the_cookie(console, make_user, world):
     assert console.get(f"/manage/pages/{world.page_id}").status == 303
 
 
+def test_signing_out_ends_the_session_everywhere(console, make_user, world, http):
+    from tests.console.conftest import Console
+
+    email = make_user()
+    console.sign_in(email)
+    elsewhere = Console(http)  # the same user on another device
+    elsewhere.sign_in(email)
+    copied = dict(console.cookies)  # a copy of the cookie, kept after signing out
+    overview = f"/manage/pages/{world.page_id}"
+    assert console.get(overview).status == 200 and elsewhere.get(overview).status == 200
+    console.post("/manage/sign-out", {})
+    console.cookies = copied
+    assert console.get(overview).status == 303
+    assert elsewhere.get(overview).status == 303
+    assert console.sign_in(email).status == 303  # a new session works
+    assert console.get(overview).status == 200
+
+
+def test_a_new_password_ends_the_sessions_the_old_one_opened(console, make_user, world):
+    from chalicelib.domain import organizations
+    from chalicelib.store.models import User
+
+    email = make_user()
+    console.sign_in(email)
+    overview = f"/manage/pages/{world.page_id}"
+    assert console.get(overview).status == 200
+    (user,) = organizations.users_by_email(email)
+    organizations.set_password(User.get(user.id), "a new password")
+    assert console.get(overview).status == 303
+    assert console.sign_in(email, "a new password").status == 303
+    assert console.get(overview).status == 200
+
+
 def test_sign_in_attempts_are_rate_limited_per_email(console, make_user):
     email = make_user()
     for _ in range(5):
