@@ -26,6 +26,7 @@ from chalicelib.console import components as console_components  # noqa: F401 (r
 from chalicelib.console import incidents as console_incidents  # noqa: F401
 from chalicelib.console import markdown_preview as console_markdown  # noqa: F401
 from chalicelib.console import pages as console_pages  # noqa: F401
+from chalicelib.console import password as console_password  # noqa: F401
 from chalicelib.console import postmortems as console_postmortems  # noqa: F401
 from chalicelib.console import script as console_script  # noqa: F401
 from chalicelib.console import settings as console_settings  # noqa: F401

@@ -49,7 +49,7 @@ def one_time_password(user_id: str) -> str:
     except User.DoesNotExist:
         raise SystemExit(f"error: no user {user_id}") from None
     password = credentials.new_one_time_password()
-    organizations.set_password(user, password)
+    organizations.set_password(user, password, one_time=True)
     return password
 
 

@@ -70,7 +70,7 @@ def sign_in(screen: Screen) -> Response:
     return _form(screen, 401, "That email and password do not match.", email)
 
 
-@console_view("/sign-out", ("POST",))
+@console_view("/sign-out", ("POST",), before_new_password=True)
 def sign_out(screen: Screen) -> Response:
     organizations.end_sessions(screen.user)  # a copy of the cookie is no use either
     return redirect(f"{BASE}/sign-in", session.set_cookie(session.COOKIE, "", None))

@@ -90,7 +90,7 @@ def add_user(screen: Screen) -> Response:
     given = screen.form.get("user") if isinstance(screen.form.get("user"), dict) else {}
     body = {"user": {**given, "password": password}}
     fields = errors.validated(schemas.UserCreate, body, "user").user
-    user = organizations.add_user(page.organization_id, fields)
+    user = organizations.add_user(page.organization_id, fields, one_time_password=True)
     organizations.set_roles_on_page(user, page.id, _chosen_roles(screen.form))
     return _team(screen, new_user={"email": user.email, "password": password})
 

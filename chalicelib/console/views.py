@@ -119,10 +119,20 @@ def _signed_in(screen: Screen) -> bool:
     return True
 
 
-def console_view(path: str, methods: tuple[str, ...] = ("GET",), *, signed_in: bool = True):
+PASSWORD_PATH = "/password"
+
+
+def console_view(
+    path: str,
+    methods: tuple[str, ...] = ("GET",),
+    *,
+    signed_in: bool = True,
+    before_new_password: bool = False,
+):
     """Register a screen at `BASE + path`. A signed-in screen sends a visitor without a
     session to the sign-in form (a POST without one is a 401), and refuses a POST whose CSRF
-    token is not the session's (403)."""
+    token is not the session's (403). A user still on a one-time password is sent to choose
+    a new one (`PASSWORD_PATH`) from every screen but those `before_new_password`."""
 
     def register(handler: Callable[[Screen], Response]) -> Callable:
         def view(**params: str) -> Response:
@@ -137,6 +147,8 @@ def console_view(path: str, methods: tuple[str, ...] = ("GET",), *, signed_in: b
                 if signed_in and current.method == "POST":
                     if not session.csrf_matches(screen.session_value, screen.form.get("csrf")):
                         raise errors.forbidden()
+                if signed_in and screen.user.password_is_one_time and not before_new_password:
+                    return redirect(f"{BASE}{PASSWORD_PATH}")
                 return handler(screen)
             except errors.ApiError as error:
                 return refusal(screen, error)

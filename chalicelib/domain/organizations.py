@@ -31,8 +31,11 @@ def create_user(
     first_name: str = "",
     last_name: str = "",
     password: str | None = None,
+    one_time: bool = False,
     owner: bool = False,
 ) -> User:
+    """A user of the organization; with a `password`, one who signs in to the console (to
+    choose another at once when it is `one_time`)."""
     moment = clock.now()
     user = User(
         ids.new_id(),
@@ -42,6 +45,7 @@ def create_user(
         last_name=last_name,
         password_hash=credentials.password_hash(password) if password else None,
         sign_in_email=email.lower() if password else None,  # only users who may sign in
+        password_is_one_time=bool(password) and one_time,
         owner=owner,
         page_roles={},
         created_at=moment,
@@ -51,9 +55,12 @@ def create_user(
     return user
 
 
-def add_user(organization_id: str, fields: schemas.UserFields) -> User:
-    """A new user of the organization who signs in with the body's password; an email the
-    organization already has is refused (the API and the console both add users so)."""
+def add_user(
+    organization_id: str, fields: schemas.UserFields, *, one_time_password: bool = False
+) -> User:
+    """A new user of the organization who signs in with the body's password (`one_time`:
+    handed out by the console, to be changed at the first sign-in); an email the organization
+    already has is refused (the API and the console both add users so)."""
     if email_taken(organization_id, fields.email):
         raise errors.invalid("email", "has already been taken")
     return create_user(
@@ -62,6 +69,7 @@ def add_user(organization_id: str, fields: schemas.UserFields) -> User:
         first_name=fields.first_name,
         last_name=fields.last_name,
         password=fields.password,
+        one_time=one_time_password,
     )
 
 
@@ -153,13 +161,15 @@ def users_by_email(email: str) -> list[User]:
     return list(User.by_sign_in_email.query(email.strip().lower()))
 
 
-def set_password(user: User, password: str) -> None:
+def set_password(user: User, password: str, *, one_time: bool = False) -> None:
     """Store the password's hash (never the password), index the user's email for sign-in,
-    and end the sessions the old password opened."""
+    and end the sessions the old password opened. A `one_time` password is to be changed at
+    the next sign-in."""
     user.update(
         actions=[
             User.password_hash.set(credentials.password_hash(password)),
             User.sign_in_email.set(user.email.lower()),
+            User.password_is_one_time.set(one_time),
             User.session_generation.add(1),
             User.updated_at.set(clock.now()),
         ]

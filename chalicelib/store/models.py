@@ -67,6 +67,9 @@ class User(Model):
     # Console sessions name the generation they were made in; signing out, or a new password,
     # moves it on and so ends every session made before.
     session_generation = NumberAttribute(default=0)
+    # A password handed out once (by the admin tool or the console): the console asks for a
+    # new one at the first sign-in and shows nothing else until it has it.
+    password_is_one_time = BooleanAttribute(default=False)
     owner = BooleanAttribute(default=False)
     page_roles = MapAttribute(default=dict)
     created_at = UTCDateTimeAttribute()

@@ -124,3 +124,64 @@ def test_sign_in_attempts_are_rate_limited_per_email(console, make_user):
     assert limited.status == 429
     assert "retry-after" in limited.headers
     assert "manage_session" not in console.cookies
+
+
+def test_a_one_time_password_must_be_changed_before_anything_else(console, world):
+    from chalicelib.domain import organizations
+
+    user = organizations.create_user(
+        world.organization_id,
+        "new@example.com",
+        password="handed-out-once",
+        one_time=True,
+        owner=True,
+    )
+    assert console.sign_in("new@example.com", "handed-out-once").status == 303
+    overview = f"/manage/pages/{world.page_id}"
+    answer = console.get(overview)
+    assert answer.status == 303 and answer.headers["location"] == "/manage/password"
+    form = console.get("/manage/password")
+    assert form.status == 200 and "handed to you once" in form.text
+    answer = console.post(f"{overview}/components", {})  # with the session's CSRF token
+    assert answer.status == 303 and answer.headers["location"] == "/manage/password"
+    refusals = {
+        "short": ("a" * 11, "a" * 11),
+        "differ": ("a long new password", "another long password"),
+        "the same": ("handed-out-once", "handed-out-once"),
+    }
+    for password, confirmation in refusals.values():
+        answer = console.post(
+            "/manage/password", {"password": password, "confirmation": confirmation}
+        )
+        assert answer.status == 422 and 'role="alert"' in answer.text
+    chosen = console.post(
+        "/manage/password",
+        {"password": "my own long password", "confirmation": "my own long password"},
+    )
+    assert chosen.status == 303 and "manage_session=" in chosen.headers["set-cookie"]
+    assert console.get(overview).status == 200  # the new session works, with the screens
+    assert console.sign_in("new@example.com", "handed-out-once").status == 401
+    assert (
+        type(console)(console.client).sign_in("new@example.com", "my own long password").status
+        == 303
+    )
+    assert organizations.users_by_email("new@example.com")[0].id == user.id
+
+
+def test_a_user_changes_their_password_and_other_sessions_end(console, make_user, world, http):
+    from tests.console.conftest import Console
+
+    email = make_user()
+    console.sign_in(email)
+    elsewhere = Console(http)
+    elsewhere.sign_in(email)
+    overview = f"/manage/pages/{world.page_id}"
+    assert "/manage/password" in console.get(overview).text  # the account menu links to it
+    console.get("/manage/password")
+    changed = console.post(
+        "/manage/password",
+        {"password": "a brand new password", "confirmation": "a brand new password"},
+    )
+    assert changed.status == 303
+    assert console.get(overview).status == 200
+    assert elsewhere.get(overview).status == 303

@@ -66,6 +66,11 @@ def test_an_owner_adds_a_user_who_signs_in_with_the_password_shown_once(console,
 
     newcomer = type(console)(console.client)
     assert newcomer.sign_in("nia@example.com", password).status == 303
+    first = newcomer.get(f"/manage/pages/{world.page_id}/incidents/new")
+    assert first.status == 303 and first.headers["location"] == "/manage/password"
+    newcomer.get("/manage/password")
+    mine = {"password": "nia's own password", "confirmation": "nia's own password"}
+    assert newcomer.post("/manage/password", mine).status == 303
     assert newcomer.get(f"/manage/pages/{world.page_id}/incidents/new").status == 200
     assert newcomer.get(f"/manage/pages/{world.page_id}/settings").status == 403
 

@@ -1,0 +1,45 @@
+"""A user's own console password: chosen at the first sign-in with a one-time password (the
+console shows nothing else until then), and changed whenever they like. A new password ends
+every other session of the user; this browser gets a new one."""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib.console import session
+from chalicelib.console.views import BASE, PASSWORD_PATH, Screen, console_view, redirect
+from chalicelib.domain import credentials, organizations
+
+MINIMUM_LENGTH = 12
+
+
+def _form(screen: Screen, status: int = 200, message: str = "") -> Response:
+    return screen.render(
+        "password.html",
+        status,
+        one_time=screen.user.password_is_one_time,
+        minimum=MINIMUM_LENGTH,
+        message=message,
+    )
+
+
+@console_view(PASSWORD_PATH, before_new_password=True)
+def password_form(screen: Screen) -> Response:
+    return _form(screen)
+
+
+@console_view(PASSWORD_PATH, ("POST",), before_new_password=True)
+def choose_password(screen: Screen) -> Response:
+    password = screen.form.get("password")
+    password = password if isinstance(password, str) else ""
+    if len(password) < MINIMUM_LENGTH:
+        return _form(screen, 422, f"A password has at least {MINIMUM_LENGTH} characters.")
+    if screen.form.get("confirmation") != password:
+        return _form(screen, 422, "The two passwords differ.")
+    if screen.user.password_hash and credentials.password_matches(
+        password, screen.user.password_hash
+    ):
+        return _form(screen, 422, "Choose a password other than the one you have.")
+    organizations.set_password(screen.user, password)
+    renewed = session.new_session(screen.user.id, screen.user.session_generation)
+    return redirect(BASE, session.set_cookie(session.COOKIE, renewed, session.LIFETIME))
