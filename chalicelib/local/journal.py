@@ -5,7 +5,11 @@ and appends each successful DynamoDB write, and each SQS send and delete, to a l
 the answer leaves: whoever was told "done" (the API, the admin CLI, the pollers) was told so
 after the write reached the file, so a SIGKILL right after the answer loses nothing. At start
 the last snapshot is loaded, the logs after it replayed, and both compacted into a new snapshot;
-a long-running stack compacts again every `COMPACT_AFTER` records.
+a long-running stack compacts again once the log holds as many records as the snapshot holds
+items (`COMPACT_AFTER` at least). A compaction writes every item under the write lock, so
+writes wait for it; growing the interval with the data keeps that wait, spread over the
+writes between two compactions, the same per write however much the stack holds (and a
+start replays no more records than it loads items).
 
 Why requests rather than item images: a write's effect depends only on the state before it, and
 writes are applied and logged one at a time under one lock, so replaying the log in order
@@ -50,6 +54,7 @@ class Journal:
         self.lock = threading.Lock()
         self.generation = 0
         self.records = 0
+        self.compact_after = COMPACT_AFTER
         self.log: int | None = None  # the open log's descriptor; None until recovered
         self.messages: dict[str, dict] = {}  # SQS message id -> its region, queue and body
         self.receipts: dict[str, str] = {}  # receipt handle -> message id
@@ -117,7 +122,7 @@ class Journal:
         if records:
             os.write(self.log, "".join(json.dumps(r) + "\n" for r in records).encode())
             self.records += len(records)
-        if self.records >= COMPACT_AFTER:
+        if self.records >= self.compact_after:
             self._compact()
 
     # Start and compaction.
@@ -159,6 +164,10 @@ class Journal:
         if old is not None:
             os.close(old)
         self.records = 0
+        stored = sum(
+            len(items) for tables in snapshot["tables"].values() for items in tables.values()
+        )
+        self.compact_after = max(COMPACT_AFTER, stored)
         for generation, path in self._logs():
             if generation <= covers:
                 path.unlink()

@@ -120,6 +120,20 @@ def test_compaction_keeps_everything_and_drops_the_logs_it_covers(tmp_path, monk
     assert set(items()) == {f"item-{number}" for number in range(7)}
 
 
+def test_compactions_come_as_far_apart_as_the_data_is_large(tmp_path, monkeypatch):
+    monkeypatch.setattr(journal_module, "COMPACT_AFTER", 3)
+    journal = start(tmp_path)
+    for number in range(10):
+        dynamodb(journal, "PutItem", TableName=TABLE, Item={"id": {"S": f"item-{number}"}})
+    # Compacted after 3 records (3 items stored), 3 more (6 items), then 6 more (12 items).
+    assert journal.generation == 3 and journal.compact_after == 6 and journal.records == 4
+    for number in range(10, 12):
+        dynamodb(journal, "PutItem", TableName=TABLE, Item={"id": {"S": f"item-{number}"}})
+    assert journal.generation == 4 and journal.compact_after == 12
+    start(tmp_path)
+    assert set(items()) == {f"item-{number}" for number in range(12)}
+
+
 def test_messages_not_deleted_come_back_and_deleted_ones_do_not(tmp_path):
     journal = start(tmp_path)
     url = sqs(journal, "GetQueueUrl", QueueName=QUEUE)["QueueUrl"]
