@@ -5,9 +5,10 @@ The session cookie is `HttpOnly` (no script reads it), `SameSite=Lax` (other sit
 not carry it) and `Secure` outside the local stage (served over plain HTTP on loopback). Its
 signature and expiry are checked, then its user is read, so a deleted user is signed out at
 once, and so is every session of a user who signs out or gets a new password (the session
-names the user's session generation, which those move on). Every form of a signed-in screen carries a token bound to the session
-(an HMAC of it); the sign-in form, before any session exists, uses a double-submit cookie,
-so another site cannot sign a browser in to an account of its choosing.
+names the user's session generation, which those move on). Every form of a signed-in screen
+carries a token bound to the session (an HMAC of it); the sign-in form, before any session
+exists, uses a double-submit cookie, so another site cannot sign a browser in to an account
+of its choosing.
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ def create_user(
 def add_user(
     organization_id: str, fields: schemas.UserFields, *, one_time_password: bool = False
 ) -> User:
-    """A new user of the organization who signs in with the body's password (`one_time`:
-    handed out by the console, to be changed at the first sign-in); an email the organization
+    """A new user of the organization who signs in with the body's password (with
+    `one_time_password`: handed out by the console, to be changed at the first sign-in); an email the organization
     already has is refused (the API and the console both add users so)."""
     if email_taken(organization_id, fields.email):
         raise errors.invalid("email", "has already been taken")

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from chalicelib.local import heap, logs
+from chalicelib.local import header_parsing, heap, logs
 
 # Loading a large data directory takes a while; this only catches a child that hangs.
 START_TIMEOUT_SECONDS = 600
@@ -64,6 +64,7 @@ def serve_until_stopped(start: Callable[[threading.Event], str]) -> None:
     ready line; then this waits until the stack stops."""
     _die_with_parent()
     logs.configure()
+    header_parsing.install()
     stopped = threading.Event()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: stopped.set())

@@ -27,7 +27,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import child, header_parsing, moto_costs
+from chalicelib.local import child, moto_costs
 from chalicelib.local.journal import Journal
 from chalicelib.store.tables import create_all
 
@@ -129,7 +129,6 @@ class Emulator:
 
     def __init__(self, port: int, data_dir: Path):
         moto_costs.install()
-        header_parsing.install()
         self.journal = Journal(data_dir, _Dispatcher(create_backend_app), config.region())
         self.server = make_server(
             "127.0.0.1", port, self.journal, threaded=True, request_handler=_RequestHandler

@@ -10,12 +10,11 @@ The stack's process sets the environment (stage, emulator endpoint) that it inhe
 
 import sys
 
-from chalicelib.local import child, header_parsing
+from chalicelib.local import child
 
 
 def serve(tick_seconds: float) -> None:
     def start(stopped) -> str:
-        header_parsing.install()
         # Imported only now, as in the stack's process: the models read the environment.
         from app import app
         from chalicelib.local import events

@@ -1,7 +1,8 @@
 """Signing in to an audience-specific page: the reader gives an email address; if a page
 access user of the page has it, a link signed for that user and valid `LINK_LIFETIME` goes to
-it (at most `LINKS_A_MINUTE` to one address); opening the link sets a cookie, signed and valid `SESSION_LIFETIME`, that names the user
-to every view of the page (`audience.viewer_of`). The answer to the form is the same whether
+it (at most `LINKS_A_MINUTE` to one address); opening the link sets a cookie, signed and
+valid `SESSION_LIFETIME`, that names the user to every view of the page
+(`audience.viewer_of`). The answer to the form is the same whether
 or not the address is known, so the form tells nobody who may read the page.
 
 `/s/{page}/sign-in` (and `/sign-in` on the page's own host), `.../sign-in/{token}`,

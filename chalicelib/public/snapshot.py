@@ -16,7 +16,6 @@ import hashlib
 import json
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
@@ -25,6 +24,7 @@ from chalicelib import clock, config
 from chalicelib.domain import components, incidents, metrics, uptime
 from chalicelib.domain.pages import profile_of
 from chalicelib.public import content
+from chalicelib.recent import Recent
 from chalicelib.store import snapshots
 from chalicelib.store.base import read_together
 from chalicelib.store.components import Component
@@ -100,7 +100,7 @@ def refresh(
     etag = hashlib.sha256(body).hexdigest()[:32]
     snapshots.write(page.id, body, etag, changes, read_at)
     built = Snapshot(page.id, etag, data)
-    _remember_built(built, changes)
+    _built.put(page.id, (changes, built))
     return built
 
 
@@ -220,18 +220,8 @@ def _decoded_snapshot(item: snapshots.PageSnapshot) -> Snapshot:
     data = _decoded.get(item.etag)
     if data is None:
         data = json.loads(snapshots.decompress(item.body))
-        _decoded[item.etag] = data
-        if len(_decoded) > _DECODED_CACHE_SIZE:
-            _decoded.popitem(last=False)
+        _decoded.put(item.etag, data)
     return Snapshot(item.page_id, item.etag, data)
-
-
-def _remember_built(built: Snapshot, changes: int) -> None:
-    with _locks_guard:
-        _built[built.page_id] = (changes, built)
-        _built.move_to_end(built.page_id)
-        if len(_built) > _DECODED_CACHE_SIZE:
-            _built.popitem(last=False)
 
 
 def _rebuild_lock(page_id: str) -> threading.Lock:
@@ -248,8 +238,8 @@ def _load_by_name(kind: str, name: str, alongside: Alongside = None) -> Snapshot
     return load(page_id, alongside)
 
 
-_decoded: OrderedDict[str, dict] = OrderedDict()
+_decoded: Recent[str, dict] = Recent(_DECODED_CACHE_SIZE)
 # Per page, the last body this process built and the changes it shows.
-_built: OrderedDict[str, tuple[int, Snapshot]] = OrderedDict()
+_built: Recent[str, tuple[int, Snapshot]] = Recent(_DECODED_CACHE_SIZE)
 _rebuild_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()

@@ -4,8 +4,6 @@ A group is a component with `group` true; its members carry its id in `group_id`
 Query of the page partition gives every component with its group membership.
 """
 
-import threading
-from collections import OrderedDict
 from datetime import UTC, datetime
 
 from pynamodb.attributes import (
@@ -19,6 +17,7 @@ from pynamodb.attributes import (
 from pynamodb.models import Model
 
 from chalicelib import clock
+from chalicelib.recent import Recent
 from chalicelib.store.base import table_meta
 
 
@@ -102,9 +101,7 @@ def record_change(component: Component, old_status: str, moment: datetime):
 
 # Status change: when, from which status, to which.
 Change = tuple[datetime, str, str]
-_CACHED_READS = 512
-_changes_read: OrderedDict[tuple, list[Change]] = OrderedDict()
-_changes_guard = threading.Lock()
+_changes_read: Recent[tuple, list[Change]] = Recent(512)
 
 
 def changes_since(component: Component, first_day: str) -> list[Change]:
@@ -116,8 +113,7 @@ def changes_since(component: Component, first_day: str) -> list[Change]:
     read is kept only when it shows the newest item as full as the counters say (an eventually
     consistent read may miss the last append)."""
     key = (component.id, first_day, component.status_slot, int(component.status_slot_changes or 0))
-    with _changes_guard:
-        kept = _changes_read.get(key)
+    kept = _changes_read.get(key)
     if kept is not None:
         return kept
     days = list(ComponentStatusDay.query(component.id, ComponentStatusDay.day >= first_day))
@@ -126,8 +122,5 @@ def changes_since(component: Component, first_day: str) -> list[Change]:
     ]
     newest = next((day for day in days if day.day == component.status_slot), None)
     if newest is not None and len(newest.changes or []) == key[3]:
-        with _changes_guard:
-            _changes_read[key] = changes
-            if len(_changes_read) > _CACHED_READS:
-                _changes_read.popitem(last=False)
+        _changes_read.put(key, changes)
     return changes
