@@ -39,12 +39,13 @@ from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import confirmation, deliver, fanout, outbox, queues
+from chalicelib.public import publish
 from chalicelib.public import routes as public_routes
 from chalicelib.public import sign_in as public_sign_in
 from chalicelib.public import subscriptions as public_subscriptions
 
-# After every commit: hand its events to the queue.
-unit_of_work.after_commit(outbox.publish_committed)
+# After every commit: hand its events to the queue, and ask for its page's files anew.
+unit_of_work.after_commit(outbox.publish_committed, publish.request_committed)
 # A new subscriber's confirmation link: the rules say when, the notifiers send it.
 subscriber_rules.send_confirmations_with(confirmation.send)
 
@@ -95,7 +96,13 @@ def write_metric_data(event):
         metrics.write_batch(json.loads(record.body))
 
 
+@app.on_sqs_message(queue=config.queue_name(queues.PUBLISH), batch_size=10)
+def publish_pages(event):
+    """Pages whose public files are due: each rendered and written to the site store once."""
+    publish.publish_pages(json.loads(record.body)["page_id"] for record in event)
+
+
 @app.schedule(Rate(1, unit=Rate.MINUTES))
 def every_minute(event):
-    """Maintenance steps and reminders, and the outbox sweep."""
+    """Maintenance steps and reminders, the outbox sweep, the pages whose files are due."""
     schedule.tick()

@@ -111,6 +111,36 @@ def _create_page(args) -> dict:
     return {"page_id": pages.create_page(args.organization, PageFields(name=args.name)).id}
 
 
+def _delete_page(args) -> dict:
+    from chalicelib.domain import pages
+    from chalicelib.domain.errors import NotFound
+
+    try:
+        page = pages.get_page(args.page)
+    except NotFound:
+        raise SystemExit(f"error: no page {args.page}") from None
+    pages.delete_page(page)
+    return {"deleted": page.id}
+
+
+def publish_all() -> int:
+    """Ask for a publish of every page whose files were never published (the first start
+    after an upgrade); returns how many."""
+    from chalicelib.public import publish
+    from chalicelib.store.models import Page
+
+    asked = 0
+    for page in Page.scan():
+        if not publish.is_published(page.id):
+            publish.request(page.id)
+            asked += 1
+    return asked
+
+
+def _publish_all(args) -> dict:
+    return {"publishes_asked": publish_all()}
+
+
 def _import(args) -> dict:
     from chalicelib.importer import run
     from chalicelib.importer.source import SourceError
@@ -191,6 +221,17 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--rate", type=float, default=1.0, help="source requests a second")
     command.add_argument("--dry-run", action="store_true", help="count, write nothing")
     command.set_defaults(run=_import)
+
+    command = commands.add_parser(
+        "delete-page", help="a page and its published site (its other items are left)"
+    )
+    command.add_argument("--page", required=True)
+    command.set_defaults(run=_delete_page)
+
+    command = commands.add_parser(
+        "publish-all", help="publish every page not published yet (after an upgrade)"
+    )
+    command.set_defaults(run=_publish_all)
 
     command = commands.add_parser(
         "index-recipients", help="recipient items for subscribers stored before they existed"

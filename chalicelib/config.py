@@ -62,3 +62,8 @@ def delivery_lease_seconds() -> int:
     """How long a delivery holds the recipients it claimed before another may take them over:
     as long as the delivery function may run (its timeout in `.chalice/config.json`)."""
     return int(os.environ.get("DELIVERY_LEASE_SECONDS", "120"))
+
+
+def site_bucket() -> str:
+    """The S3 bucket of the published site on AWS; empty under `make run`, where it is a folder."""
+    return os.environ.get("SITE_BUCKET", "")

@@ -6,13 +6,14 @@ Writes two files that are committed (a test fails when they and the code disagre
   one DynamoDB table per PynamoDB model of `chalicelib.store` (keys, indexes, TTL, point-in-time
   recovery, on-demand billing); for each queue an `@app.on_sqs_message` function reads, the
   queue (Chalice only refers to it by name) with a dead-letter queue and a redrive policy; the
-  IAM policies of the functions' roles; the deployment's own settings as stack parameters;
-  and, merged into the functions Chalice emits, their names, those settings, and `DependsOn`.
+  S3 bucket of the published site (private); the IAM policies of the functions' roles; the
+  deployment's own settings as stack parameters; and, merged into the functions Chalice emits,
+  their names, those settings, the site bucket's name, and `DependsOn`.
 - `.chalice/policy-<stage>.json`, the policy Chalice gives each function's role
   (`autogen_policy` is false): writing to the function's own log groups, nothing else.
 
-Chalice's policy generator does not see PynamoDB, SQS, SES or SNS calls made through our own
-modules, so the data-plane permissions are written here, on the exact ARNs of the resources
+Chalice's policy generator does not see PynamoDB, SQS, S3, SES or SNS calls made through our
+own modules, so the data-plane permissions are written here, on the exact ARNs of the resources
 this template creates. They live in separate `AWS::IAM::Policy` resources because merged
 template lists replace Chalice's (a `Policies` list on the roles would drop Chalice's).
 """
@@ -60,7 +61,19 @@ QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQue
 EMAIL_ACTIONS = ["ses:SendRawEmail"]
 EMAIL_IDENTITY_ACTIONS = ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes"]
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
+# chalicelib/sitestore/bucket.py: the published site's files (DeleteObjects is DeleteObject).
+SITE_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
+# ListObjectsV2, for deleting a page's files; it also makes a missing key NoSuchKey, not
+# AccessDenied, to GetObject.
+SITE_LISTING_ACTIONS = ["s3:ListBucket"]
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+
+# The bucket of the published site; the functions find its (generated) name in SITE_BUCKET.
+SITE_BUCKET = "SiteBucket"
+SITE_BUCKET_VARIABLE = "SITE_BUCKET"
+# Replaced and deleted files stay recoverable this long (a publish rewrites a page's files).
+NONCURRENT_VERSION_DAYS = 30
+ABORT_INCOMPLETE_UPLOAD_DAYS = 1
 
 # Deployment settings that differ per installation: stack parameters, passed to every function.
 PARAMETERS = {
@@ -283,6 +296,51 @@ def queue_resources(stage: str) -> dict[str, dict]:
     return resources
 
 
+def site_resources() -> dict[str, dict]:
+    """The bucket the publish function writes the public pages to: private (CloudFront will
+    read it through Origin Access Control), versioned, encrypted, owner-enforced."""
+    return {
+        SITE_BUCKET: {
+            "Type": "AWS::S3::Bucket",
+            # CloudFormation cannot delete a bucket that holds objects: deleting the stack
+            # leaves it (every file in it can be published again from the tables).
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+            "Properties": {
+                "PublicAccessBlockConfiguration": {
+                    "BlockPublicAcls": True,
+                    "BlockPublicPolicy": True,
+                    "IgnorePublicAcls": True,
+                    "RestrictPublicBuckets": True,
+                },
+                "OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]},
+                "BucketEncryption": {
+                    "ServerSideEncryptionConfiguration": [
+                        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+                    ]
+                },
+                "VersioningConfiguration": {"Status": "Enabled"},
+                "LifecycleConfiguration": {
+                    "Rules": [
+                        {
+                            "Id": "expire-old-versions",
+                            "Status": "Enabled",
+                            "NoncurrentVersionExpiration": {
+                                "NoncurrentDays": NONCURRENT_VERSION_DAYS
+                            },
+                            # A deleted page's delete markers go once its old versions have.
+                            "ExpiredObjectDeleteMarker": True,
+                            "AbortIncompleteMultipartUpload": {
+                                "DaysAfterInitiation": ABORT_INCOMPLETE_UPLOAD_DAYS
+                            },
+                        }
+                    ]
+                },
+            },
+        }
+    }
+
+
 def _queue_id(short_name: str) -> str:
     return to_cfn_resource_name(short_name) + "Queue"
 
@@ -318,6 +376,18 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             }
         )
     statements += [
+        {
+            "Sid": "SiteFiles",
+            "Effect": "Allow",
+            "Action": SITE_OBJECT_ACTIONS,
+            "Resource": {"Fn::Sub": f"${{{SITE_BUCKET}.Arn}}/*"},
+        },
+        {
+            "Sid": "SiteListing",
+            "Effect": "Allow",
+            "Action": SITE_LISTING_ACTIONS,
+            "Resource": _arn(SITE_BUCKET),
+        },
         {
             "Sid": "Email",
             "Effect": "Allow",
@@ -406,15 +476,15 @@ def function_overrides(stage: str) -> dict[str, dict]:
         depends_on = ["AppPolicy"]
         if function["queue"]:
             depends_on.append(function["logical_id"] + "QueuePolicy")
+        variables = {
+            spec["variable"]: {"Ref": name}
+            for name, spec in PARAMETERS.items()
+            if "variable" in spec
+        }
+        variables[SITE_BUCKET_VARIABLE] = {"Ref": SITE_BUCKET}
         properties = {
             "FunctionName": function["function_name"],
-            "Environment": {
-                "Variables": {
-                    spec["variable"]: {"Ref": name}
-                    for name, spec in PARAMETERS.items()
-                    if "variable" in spec
-                }
-            },
+            "Environment": {"Variables": variables},
         }
         if function["name"] == DELIVERY_FUNCTION:
             properties.update(_delivery_overrides(function))
@@ -480,6 +550,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
         "Resources": {
             **tables,
             **queues,
+            **site_resources(),
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
             **api_overrides(),

@@ -1,6 +1,7 @@
 """Settings every test shares, set before the app and the models are imported."""
 
 import os
+import tempfile
 
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
@@ -8,3 +9,5 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ["STAGE"] = "test"
 os.environ["RATE_LIMIT_PER_MINUTE"] = "0"
 os.environ.pop("AWS_ENDPOINT_URL", None)
+# The published site of in-process tests: a folder of each test process's own.
+os.environ["SITE_DIR"] = tempfile.mkdtemp(prefix="statuspage-site-")

@@ -169,6 +169,20 @@ def update_page(page: Page, fields: schemas.PageFields) -> Page:
     )
 
 
+def delete_page(page: Page) -> None:
+    """The page and the names it holds. What it showed the public goes with it: the change
+    asks for a publish, which finds no page and removes its published files."""
+    claims = {kind: getattr(page, kind) for kind in _CLAIMED if getattr(page, kind)}
+
+    def change(work: Work) -> None:
+        with work.together():
+            for kind, value in claims.items():
+                work.delete(Claim(_claim_name(kind, value)), condition=Claim.page_id == page.id)
+            work.delete(page)
+
+    unit_of_work.run(page.id, change, attempts=1)
+
+
 def preview_page(page: Page, fields: schemas.PageFields) -> Page:
     """`page` as `update_page` would leave it, checked as it checks, but not saved (the
     console's preview of the public page)."""

@@ -85,6 +85,8 @@ class Committed:
 
     page_id: str | None
     events: list[OutboxEvent]
+    # Whether the public page shows the change (its files are published again).
+    public: bool = False
 
 
 class Work:
@@ -231,6 +233,6 @@ def run(page_id: str | None, change: Callable[[Work], T], *, attempts: int = ATT
         except _LostRace:
             time.sleep(random.uniform(0, min(PAUSE_SECONDS * 2**attempt, MAX_PAUSE_SECONDS)))
             continue
-        _announce(Committed(page_id, work.events))
+        _announce(Committed(page_id, work.events, work.public))
         return result
     raise errors.Conflict()

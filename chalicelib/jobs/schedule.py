@@ -4,6 +4,7 @@ import logging
 
 from chalicelib.jobs import maintenance, reminders, third_party
 from chalicelib.notify import outbox
+from chalicelib.public import publish
 
 logger = logging.getLogger(__name__)
 
@@ -12,6 +13,7 @@ def tick() -> dict:
     moved = maintenance.run()
     reminded = reminders.run()
     swept = outbox.sweep()
+    republished = publish.request_due()
     try:
         followed = third_party.run()
     except Exception:
@@ -22,5 +24,6 @@ def tick() -> dict:
         "maintenances": moved,
         "reminders": reminded,
         "swept": swept,
+        "publishes_due": republished,
         "third_party_changes": followed,
     }

@@ -10,6 +10,7 @@ from chalicelib import config
 NOTIFICATIONS = "notifications"
 DELIVERIES = "deliveries"
 METRIC_DATA = "metric-data"
+PUBLISH = "publish"
 # SQS takes at most 10 messages and 256 KiB in one SendMessageBatch.
 MESSAGES_PER_SEND = 10
 BYTES_PER_SEND = 256 * 1024
@@ -25,8 +26,10 @@ def _url(short_name: str) -> str:
     return _client().get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
 
 
-def send(short_name: str, message: dict) -> None:
-    _client().send_message(QueueUrl=_url(short_name), MessageBody=json.dumps(message))
+def send(short_name: str, message: dict, delay_seconds: int = 0) -> None:
+    _client().send_message(
+        QueueUrl=_url(short_name), MessageBody=json.dumps(message), DelaySeconds=delay_seconds
+    )
 
 
 def _sends(bodies: list[str]) -> list[list[str]]:

@@ -48,6 +48,7 @@ _V2_SCHEMAS = {
     "scheduled-maintenances/upcoming.json": "ScheduledMaintenancesDocument",
     "scheduled-maintenances/active.json": "ScheduledMaintenancesDocument",
 }
+V2_DOCUMENTS = tuple(_V2_SCHEMAS)
 
 
 class Visit:
@@ -351,7 +352,7 @@ def favicon(visit: Visit) -> Response:
     return visit.respond(FAVICON, lambda: html.favicon(visit.data["page"]), "favicon")
 
 
-def _v2_view(document: str) -> Callable[[Visit], Response]:
+def v2_view(document: str) -> Callable[[Visit], Response]:
     build = status_api.DOCUMENTS[document]
 
     def view(visit: Visit) -> Response:
@@ -368,5 +369,5 @@ def _v2_view(document: str) -> Callable[[Visit], Response]:
 
 for _document, _schema in _V2_SCHEMAS.items():
     public_view(f"/api/v2/{_document}", f"Status API v2: {_document}", response=_schema)(
-        _v2_view(_document)
+        v2_view(_document)
     )

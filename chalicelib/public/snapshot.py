@@ -51,6 +51,8 @@ class Snapshot:
     content: dict
     # An item read in the same round trip as the snapshot (`load`'s `alongside`), or None.
     alongside: object = None
+    # The page's changes the body shows (the published files' version).
+    changes: int = 0
 
 
 # Given a page id, the (model, key) of an item a view wants read with its snapshot, or None.
@@ -99,7 +101,7 @@ def refresh(
         listed //= 2
     etag = hashlib.sha256(body).hexdigest()[:32]
     snapshots.write(page.id, body, etag, changes, read_at)
-    built = Snapshot(page.id, etag, data)
+    built = Snapshot(page.id, etag, data, changes=changes)
     _built.put(page.id, (changes, built))
     return built
 
@@ -221,7 +223,7 @@ def _decoded_snapshot(item: snapshots.PageSnapshot) -> Snapshot:
     if data is None:
         data = json.loads(snapshots.decompress(item.body))
         _decoded.put(item.etag, data)
-    return Snapshot(item.page_id, item.etag, data)
+    return Snapshot(item.page_id, item.etag, data, changes=int(item.built_changes or 0))
 
 
 def _rebuild_lock(page_id: str) -> threading.Lock:

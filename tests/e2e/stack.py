@@ -40,7 +40,7 @@ class LocalStack:
             key: value
             for key, value in os.environ.items()
             if not key.startswith("AWS_")
-            and key not in ("STAGE", "RATE_LIMIT_PER_MINUTE", "PUBLIC_BASE_URL")
+            and key not in ("STAGE", "RATE_LIMIT_PER_MINUTE", "PUBLIC_BASE_URL", "SITE_DIR")
         }
         self.environment.update(
             PORT=str(self.port),

@@ -255,6 +255,85 @@ def test_the_policy_grants_the_dynamodb_actions_the_code_calls_and_no_others():
     )
 
 
+# boto3 S3 calls -> the IAM action each needs (DeleteObjects is authorized per key as
+# DeleteObject; a paginator is named by its operation).
+S3_CALLS = {
+    "s3:GetObject": r"\.(get|head)_object\(|\.download_(file|fileobj)\(",
+    "s3:PutObject": r"\.put_object\(|\.upload_(file|fileobj)\(|\.copy_object\(",
+    "s3:DeleteObject": r"\.delete_objects?\(",
+    "s3:ListBucket": r"list_objects",
+}
+
+
+def test_the_policy_grants_the_s3_actions_the_code_calls_and_no_others():
+    source = lambda_source()
+    called = {action for action, pattern in S3_CALLS.items() if re.search(pattern, source)}
+    granted = set(generate.SITE_OBJECT_ACTIONS) | set(generate.SITE_LISTING_ACTIONS)
+    assert granted == called, (
+        "grant exactly what the code calls: edit SITE_OBJECT_ACTIONS / SITE_LISTING_ACTIONS in "
+        "infra/generate.py, then run `make infra`"
+    )
+
+
+def test_the_site_bucket_is_private_versioned_encrypted_and_forgets_old_versions(resources):
+    buckets = of_type(resources, "AWS::S3::Bucket")
+    assert list(buckets) == [generate.SITE_BUCKET], REGENERATE
+    properties = buckets[generate.SITE_BUCKET]["Properties"]
+    assert properties["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    # No ACLs at all, and no bucket policy yet: nothing but this account's roles reads it.
+    assert properties["OwnershipControls"] == {
+        "Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]
+    }
+    assert "AccessControl" not in properties
+    assert not of_type(resources, "AWS::S3::BucketPolicy")
+    assert properties["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [
+        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+    ]
+    assert properties["VersioningConfiguration"] == {"Status": "Enabled"}
+    rules = properties["LifecycleConfiguration"]["Rules"]
+    assert all(rule["Status"] == "Enabled" for rule in rules)
+    assert {"NoncurrentDays": 30} in [rule.get("NoncurrentVersionExpiration") for rule in rules]
+    assert {"DaysAfterInitiation": 1} in [
+        rule.get("AbortIncompleteMultipartUpload") for rule in rules
+    ]
+    # A rule without a filter applies to the whole bucket, and none expires current files.
+    assert not any("Prefix" in rule or "Filter" in rule for rule in rules)
+    assert not any("ExpirationInDays" in rule or "ExpirationDate" in rule for rule in rules)
+
+
+def test_site_permissions_are_the_buckets_files_and_its_listing_only(resources):
+    bucket_arn = json.dumps({"Fn::GetAtt": [generate.SITE_BUCKET, "Arn"]})
+    files_arn = json.dumps({"Fn::Sub": f"${{{generate.SITE_BUCKET}.Arn}}/*"})
+    granted: dict[str, set[str]] = {}
+    for _, statement in statements(resources):
+        for action in as_list(statement["Action"]):
+            if action.startswith("s3:"):
+                granted.setdefault(action, set()).update(
+                    json.dumps(resource) for resource in as_list(statement["Resource"])
+                )
+    assert granted == {
+        "s3:GetObject": {files_arn},
+        "s3:PutObject": {files_arn},
+        "s3:DeleteObject": {files_arn},
+        "s3:ListBucket": {bucket_arn},
+    }
+    app_policy = resources["AppPolicy"]["Properties"]
+    assert {role["Ref"] for role in app_policy["Roles"]} == {
+        function["role"] for function in generate.functions(STAGE)
+    }
+
+
+def test_every_function_finds_the_site_bucket_in_its_environment(resources):
+    for function in generate.functions(STAGE):
+        variables = resources[function["logical_id"]]["Properties"]["Environment"]["Variables"]
+        assert variables["SITE_BUCKET"] == {"Ref": generate.SITE_BUCKET}, function["name"]
+
+
 def test_package_check_finds_a_role_without_the_app_policy_and_an_unknown_queue():
     package = {
         "Resources": {

@@ -61,3 +61,60 @@ def update_page(world, **fields) -> dict:
     answer = world.api.patch(f"/v1/pages/{world.page_id}", {"page": fields})
     assert answer.status == 200, answer.text
     return answer.json
+
+
+@pytest.fixture
+def drain_publishes(http):
+    """Run the publish function on every message of its queue, as the queue would; returns
+    how many messages there were."""
+    import json
+
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    url = sqs.get_queue_url(QueueName=config.queue_name(queues.PUBLISH))["QueueUrl"]
+
+    def run() -> int:
+        handled = 0
+        while True:
+            messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
+            if not messages:
+                return handled
+            event = http.events.generate_sqs_event(
+                queue_name=config.queue_name(queues.PUBLISH),
+                message_bodies=[message["Body"] for message in messages],
+            )
+            http.lambda_.invoke("publish_pages", event)
+            for message in messages:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+            handled += len(messages)
+            assert all(json.loads(m["Body"])["page_id"] for m in messages)
+
+    return run
+
+
+@pytest.fixture
+def tick(http):
+    """The app's scheduled function, as EventBridge invokes it."""
+
+    def run() -> None:
+        event = http.events.generate_cw_event(
+            source="aws.events", detail_type="Scheduled Event", detail={}, resources=[]
+        )
+        http.lambda_.invoke("every_minute", event)
+
+    return run
+
+
+def published_file(page_id: str, key: str = "", mount: str | None = None) -> tuple[dict, bytes]:
+    """The manifest entry and the bytes of one published public path of a page."""
+    import json
+
+    from chalicelib.sitestore import site_dir
+
+    folder = site_dir() / (mount or f"s/{page_id}")
+    entry = json.loads((folder / "site.json").read_text())["files"][key]
+    return entry, (folder / entry["file"]).read_bytes()

@@ -1,0 +1,292 @@
+"""Publishing a page: its public files rendered from one consistent read and written to the
+site store, where readers get them without the app.
+
+Every committed change the public sees asks for a publish of its page (`request_committed`,
+a message on the publish queue); the every-minute function asks again for the pages whose
+files are due (a change whose message was lost, or a time bucket that turned: today's bar,
+the day's boundary in the page's time zone, the metric charts).
+
+A publish that finds the page's files current does nothing, so a burst of writes publishes a
+few times, not once per write, and the last write's own message always finds its change
+either published or not: the state after the last write is the one that lands. A publish
+is `build` (reads and renders, no lock) then `store` (under the page's lock in the site
+store: the files, each manifest, the version marker last). `store` gives way to a version
+already published that is as new or newer, so an older publish that finishes last never
+overwrites a newer one.
+
+Layout in the site store, per mount (`site.Mount`): `{folder}/site.json`, the manifest (each
+public path's file, status and headers), and the files it names, with `.gz` and `.br`
+siblings where the store serves them; `published/{page_id}.json`, the version marker.
+"""
+
+import gzip
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from chalicelib import clock, config
+from chalicelib.domain.unit_of_work import Committed
+from chalicelib.notify import queues
+from chalicelib.public import caching, site
+from chalicelib.public import snapshot as page_snapshot
+from chalicelib.sitestore import SiteStore, current
+from chalicelib.store import snapshots
+from chalicelib.store.models import Page
+
+try:
+    import brotli
+except ImportError:  # brotli is optional: gzip alone is served then
+    brotli = None
+
+logger = logging.getLogger(__name__)
+MANIFEST = "site.json"
+# Text worth compressing; icons and redirects are served as they are.
+_COMPRESSED_TYPES = ("text/", "application/json", "application/rss", "application/atom")
+_COMPRESSED_TYPES += ("application/javascript", "image/svg")
+# The metric charts show the last minute's points.
+CHARTS_EVERY = timedelta(minutes=1)
+
+
+@dataclass
+class Build:
+    """A page's files at one version, rendered and not yet stored."""
+
+    page_id: str
+    changes: int
+    rendered_at: str
+    due: datetime
+    manifests: dict[str, dict] = field(default_factory=dict)
+    files: dict[str, list[site.File]] = field(default_factory=dict)
+
+    @property
+    def version(self) -> tuple[int, str]:
+        return self.changes, self.rendered_at
+
+
+def request_committed(committed: Committed) -> None:
+    """After a commit the public sees: ask for a publish of its page."""
+    if committed.public and committed.page_id:
+        request(committed.page_id)
+
+
+def request(page_id: str, delay_seconds: int = 0) -> None:
+    queues.send(queues.PUBLISH, {"page_id": page_id}, delay_seconds=delay_seconds)
+
+
+def request_due() -> int:
+    """Ask for a publish of every page whose files are due (the every-minute function)."""
+    due = snapshots.due_pages(clock.now())
+    if due:
+        queues.send_batch(queues.PUBLISH, [{"page_id": page_id} for page_id in due])
+    return len(due)
+
+
+def publish_pages(page_ids: Iterable[str]) -> None:
+    """Publish each page once, however often it is named. A page that fails is logged with
+    the reason and the others go on; then the failure is raised, so the queue tries again
+    (pages published meanwhile are found current) and, after its tries, keeps the message
+    in its dead-letter queue."""
+    failed = []
+    for page_id in dict.fromkeys(page_ids):
+        try:
+            publish_page(page_id)
+        except Exception as error:
+            logger.exception("publish of page %s failed: %s", page_id, error)
+            failed.append(page_id)
+    if failed:
+        raise RuntimeError(f"publish failed for pages {', '.join(failed)}")
+
+
+def publish_page(page_id: str, store: SiteStore | None = None) -> str:
+    """Publish the page's files unless they are current: "current", "published", "older"
+    (a newer version was stored meanwhile) or "removed" (there is no such page)."""
+    store = store or current()
+    item = snapshots.read(page_id, consistent=True)
+    if item is not None and _current(item):
+        return "current"
+    built = build(page_id, store)
+    if built is None:
+        remove(page_id, store)
+        if item is not None:
+            snapshots.forget(page_id)
+        return "removed"
+    if not save(built, store):
+        return "older"
+    snapshots.mark_published(page_id, built.changes, built.due)
+    if item is not None and built.changes < int(item.changes or 0):
+        # Built before the indexes showed the last change: once more when they do.
+        request(page_id, delay_seconds=max(1, int(config.index_settle_seconds())))
+    return "published"
+
+
+def _current(item: snapshots.PageSnapshot) -> bool:
+    published = item.published_changes
+    if published is None or published < int(item.changes or 0):
+        return False
+    return item.publish_due is not None and item.publish_due > clock.now()
+
+
+def build(page_id: str, store: SiteStore) -> Build | None:
+    """The page's files from one consistent read; None when there is no such page."""
+    snapshot = page_snapshot.refresh(page_id)
+    if snapshot is None:
+        return None
+    try:
+        page = Page.get(page_id, consistent_read=True)
+    except Page.DoesNotExist:
+        return None
+    now = clock.now()
+    built = Build(
+        page_id,
+        snapshot.changes,
+        datetime.now(UTC).isoformat(),  # wall time: it orders real publishes
+        due=_due(snapshot.content, now),
+    )
+    dynamic = site.is_dynamic(snapshot)
+    keys = site.incident_keys(snapshot)
+    for mount in site.mounts_of(page):
+        if dynamic:
+            built.manifests[mount.folder] = {"page_id": page_id, "dynamic": True, "files": {}}
+            built.files[mount.folder] = []
+            continue
+        old = _read_json(store, f"{mount.folder}/{MANIFEST}") or {}
+        old_files = old.get("files", {}) if old.get("page_id") == page_id else {}
+
+        def unchanged(key: str, old_files=old_files) -> bool:
+            # An incident page rendered from the same incident and settings is kept as is.
+            return key in keys and old_files.get(key, {}).get("source") == keys[key]
+
+        rendered = list(site.render(snapshot, mount, skip=unchanged))
+        entries = {key: old_files[key] for key in keys if unchanged(key)}
+        for file in rendered:
+            entries[file.key] = _entry(file, old_files.get(file.key), built.rendered_at, store)
+            if file.key in keys:
+                entries[file.key]["source"] = keys[file.key]
+        built.manifests[mount.folder] = {
+            "page_id": page_id,
+            "dynamic": False,
+            "variant_keys": list(site.VARIANT_KEYS),
+            "files": entries,
+        }
+        fresh = [f for f in rendered if old_files.get(f.key, {}).get("etag") != f.etag]
+        built.files[mount.folder] = fresh
+    return built
+
+
+def _entry(file: site.File, old: dict | None, rendered_at: str, store: SiteStore) -> dict:
+    kept = old is not None and old.get("etag") == file.etag
+    return {
+        "file": file.name,
+        "status": file.status,
+        "etag": file.etag,
+        "modified": old["modified"] if kept else rendered_at,
+        "headers": file.headers,
+        "encodings": _encodings(file) if store.precompressed else [],
+    }
+
+
+def _encodings(file: site.File) -> list[str]:
+    if not file.body or not file.headers.get("Content-Type", "").startswith(_COMPRESSED_TYPES):
+        return []
+    return ["br", "gzip"] if brotli is not None else ["gzip"]
+
+
+def _due(data: dict, now: datetime) -> datetime:
+    """When the page's files change with time alone: the next time bucket of the views that
+    show "today" (caching's), the next midnight in the page's time zone, and each minute for
+    metric charts."""
+    bucket = caching.TIME_BUCKET_SECONDS
+    due = datetime.fromtimestamp((int(now.timestamp()) // bucket + 1) * bucket, UTC)
+    zone = ZoneInfo(data["page"]["time_zone"])
+    local = now.astimezone(zone)
+    midnight = datetime.combine(local.date() + timedelta(days=1), datetime.min.time(), zone)
+    due = min(due, midnight.astimezone(UTC))
+    if data.get("metrics"):
+        due = min(due, now.replace(second=0, microsecond=0) + CHARTS_EVERY)
+    return due
+
+
+def save(built: Build, store: SiteStore) -> bool:
+    """Store the build under the page's lock, unless a version as new or newer is there:
+    files first, then each manifest, the version marker last. False when it gave way."""
+    with store.exclusive(built.page_id):
+        marker = _read_json(store, _marker_path(built.page_id))
+        if marker is not None and (marker["changes"], marker["rendered_at"]) >= built.version:
+            return False
+        for folder, manifest in built.manifests.items():
+            _save_mount(store, built.page_id, folder, manifest, built.files[folder])
+        for folder in (marker or {}).get("mounts", []):
+            if folder not in built.manifests:
+                _remove_mount(store, built.page_id, folder)
+        marker = {
+            "page_id": built.page_id,
+            "changes": built.changes,
+            "rendered_at": built.rendered_at,
+            "mounts": sorted(built.manifests),
+        }
+        store.write(_marker_path(built.page_id), json.dumps(marker).encode(), _JSON)
+    return True
+
+
+_JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
+
+
+def _save_mount(
+    store: SiteStore, page_id: str, folder: str, manifest: dict, files: list[site.File]
+) -> None:
+    old = _read_json(store, f"{folder}/{MANIFEST}")
+    if old is not None and old.get("page_id") != page_id:
+        store.delete_tree(f"{folder}/")  # a host or subdomain another page had before
+        old = None
+    for file in files:
+        entry = manifest["files"][file.key]
+        path = f"{folder}/{file.name}"
+        store.write(path, file.body, file.headers)
+        if "gzip" in entry["encodings"]:
+            store.write(path + ".gz", gzip.compress(file.body, 9, mtime=0), file.headers)
+        if "br" in entry["encodings"]:
+            store.write(path + ".br", brotli.compress(file.body), file.headers)
+    store.write(f"{folder}/{MANIFEST}", json.dumps(manifest).encode(), _JSON)
+    kept = {entry["file"] for entry in manifest["files"].values()}
+    for entry in (old or {}).get("files", {}).values():
+        if entry["file"] not in kept:
+            for suffix in ("", ".gz", ".br"):
+                store.delete(f"{folder}/{entry['file']}{suffix}")
+
+
+def remove(page_id: str, store: SiteStore | None = None) -> None:
+    """A page that is gone: every mount it had, then its marker."""
+    store = store or current()
+    with store.exclusive(page_id):
+        marker = _read_json(store, _marker_path(page_id)) or {}
+        for folder in marker.get("mounts", []):
+            _remove_mount(store, page_id, folder)
+        store.delete(_marker_path(page_id))
+
+
+def _remove_mount(store: SiteStore, page_id: str, folder: str) -> None:
+    # Only while it is still this page's: another page may have taken the host since.
+    manifest = _read_json(store, f"{folder}/{MANIFEST}")
+    if manifest is not None and manifest.get("page_id") == page_id:
+        store.delete_tree(f"{folder}/")
+
+
+def is_published(page_id: str, store: SiteStore | None = None) -> bool:
+    return (store or current()).read(_marker_path(page_id)) is not None
+
+
+def _marker_path(page_id: str) -> str:
+    return f"published/{page_id}.json"
+
+
+def _read_json(store: SiteStore, path: str) -> dict | None:
+    raw = store.read(path)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None  # a file damaged by hand: written anew

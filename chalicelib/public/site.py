@@ -1,0 +1,192 @@
+"""Every public file of a page, rendered by the views that answer its public URLs.
+
+The publisher does not have a renderer of its own: it calls the same view functions the app
+routes public requests to (`routes`, `subscriptions`), with the request a reader would send,
+and keeps each answer whole (status, headers, body). What a reader gets from a published file
+is therefore what the view answers, and the audience-specific pages, which stay dynamic, can
+never drift from it.
+
+A page is served at several *mounts*: `/s/{id}`, `/s/{subdomain}`, the root of
+`{subdomain}.{PUBLIC_DOMAIN}` and of its custom domain. Links and feed addresses differ
+between them, so each mount gets its own files.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from chalice import Response
+
+from chalicelib import clock, config
+from chalicelib.domain import metrics
+from chalicelib.domain.errors import DomainError
+from chalicelib.http import errors
+from chalicelib.http.routing import ApiRequest
+from chalicelib.public import days, routes, subscriptions
+from chalicelib.public.snapshot import Snapshot
+from chalicelib.store.models import Page
+
+# The query parameters that choose another file; any other parameter is ignored.
+VARIANT_KEYS = ("quarter", "month", "metric_period")
+# Past quarters of the history published beside the current one; older ones are rendered by
+# the app when asked for.
+PAST_QUARTERS = 1
+# The header each file's answer gets from its manifest entry instead (the body's own hash).
+_ETAG = "etag"
+_LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """Where the page is served: `folder` in the site store, links under `base`."""
+
+    folder: str
+    base: str
+    site_url: str
+    host: str | None = None
+
+
+@dataclass(frozen=True)
+class File:
+    """One public answer: `key` is its path below the mount (with `?name=value` for a
+    variant)."""
+
+    key: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def etag(self) -> str:
+        digest = hashlib.sha256(self.body + json.dumps(self.headers).encode()).hexdigest()
+        return f'"{digest[:32]}"'
+
+    @property
+    def name(self) -> str:
+        """Its file name below the mount."""
+        path, _, variant = self.key.partition("?")
+        stem = path or "index"
+        if "." not in stem.rsplit("/", 1)[-1]:
+            stem += "@" + variant + ".html" if variant else ".html"
+        elif variant:
+            stem += "@" + variant
+        return stem
+
+
+def mounts_of(page: Page) -> list[Mount]:
+    """Every place the page is served at."""
+    base_url = config.public_base_url()
+    found = [Mount(f"s/{page.id}", f"/s/{page.id}", f"{base_url}/s/{page.id}")]
+    subdomain = page.subdomain
+    # A page id always names its own page: a subdomain shaped like another page's id is
+    # reached only through its host.
+    if subdomain and subdomain != page.id and not _another_page(subdomain, page.id):
+        found.append(Mount(f"s/{subdomain}", f"/s/{subdomain}", f"{base_url}/s/{subdomain}"))
+    hosts = []
+    if subdomain and config.public_domain():
+        hosts.append(f"{subdomain}.{config.public_domain()}")
+    if page.domain:
+        hosts.append(page.domain.lower().rstrip("."))
+    found += [Mount(f"hosts/{host}", "", f"https://{host}", host) for host in dict.fromkeys(hosts)]
+    return found
+
+
+def _another_page(reference: str, page_id: str) -> bool:
+    if not _LOOKS_LIKE_PAGE_ID.match(reference):
+        return False
+    try:
+        Page.get(reference)
+    except Page.DoesNotExist:
+        return False
+    return True
+
+
+def is_dynamic(snapshot: Snapshot) -> bool:
+    """Pages answered by the app, not by files: private ones and audience-specific ones."""
+    page = snapshot.content["page"]
+    return bool(page["private"] or page.get("audience_specific"))
+
+
+def fingerprint(snapshot: Snapshot, entry: dict) -> str:
+    """What an incident's page is rendered from: the page's settings and the incident as the
+    snapshot lists it (a newer update, a postmortem or an edit changes it)."""
+    page = {name: value for name, value in snapshot.content["page"].items() if name != "updated_at"}
+    text = json.dumps([page, entry], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def incident_keys(snapshot: Snapshot) -> dict[str, str]:
+    """The key of each incident page the snapshot lists, and its fingerprint."""
+    return {
+        f"incidents/{entry['incident']['id']}": fingerprint(snapshot, entry)
+        for entry in snapshot.content["incidents"]
+    }
+
+
+def render(
+    snapshot: Snapshot, mount: Mount, skip: Callable[[str], bool] = lambda key: False
+) -> Iterator[File]:
+    """Every file of the page at `mount`, but those `skip` says are current already."""
+    for key, view, query, params in _views(snapshot):
+        if skip(key):
+            continue
+        yield _answer(key, view, _visit(snapshot, mount, query, params))
+
+
+def _views(snapshot: Snapshot) -> Iterator[tuple[str, Callable, dict, dict]]:
+    data = snapshot.content
+    yield "", routes.status_page, {}, {}
+    if data.get("metrics"):
+        for period in metrics.WINDOWS:
+            yield f"?metric_period={period}", routes.status_page, {"metric_period": period}, {}
+    yield "history", routes.history_page, {}, {}
+    today = days.today(data["page"]["time_zone"], clock.now())
+    period = days.parse_period(None, None, today)
+    for _ in range(PAST_QUARTERS + 1):
+        yield f"history?{period.parameter}", routes.history_page, {"quarter": period.label}, {}
+        period = period.before()
+    for key in incident_keys(snapshot):
+        incident_id = key.removeprefix("incidents/")
+        yield key, routes.incident_page, {}, {"incident_id": incident_id}
+    yield "history.rss", routes.history_rss, {}, {}
+    yield "history.atom", routes.history_atom, {}, {}
+    yield "embed/status.js", routes.embed_status_script, {}, {}
+    yield "favicon.ico", routes.favicon, {}, {}
+    yield "subscribe", subscriptions.subscribe_form, {}, {}
+    for document in routes.V2_DOCUMENTS:
+        yield f"api/v2/{document}", routes.v2_view(document), {}, {}
+
+
+def _visit(snapshot: Snapshot, mount: Mount, query: dict, params: dict) -> routes.Visit:
+    reference = mount.base.removeprefix("/s/") if mount.base else ""
+    request = ApiRequest(
+        params={"page_id": reference, **params},
+        query=query,
+        query_lists={name: [value] for name, value in query.items()},
+        headers={"host": mount.host} if mount.host else {},
+        archived=False,
+        raw_body=None,
+        content_type=None,
+    )
+    return routes.Visit(request, snapshot, mount.base, mount.site_url)
+
+
+def _answer(key: str, view: Callable, visit: routes.Visit) -> File:
+    as_html = key in ("", "history", "subscribe") or key.startswith(("incidents/", "history?", "?"))
+    try:
+        response = view(visit)
+    except errors.ApiError as error:
+        response = routes.refusal(error, as_html)
+    except DomainError as error:
+        response = routes.refusal(errors.from_domain(error), as_html)
+    return _file(key, response)
+
+
+def _file(key: str, response: Response) -> File:
+    headers = {name: value for name, value in response.headers.items() if name.lower() != _ETAG}
+    body = response.body
+    if isinstance(body, str):
+        body = body.encode()
+    return File(key, response.status_code, headers, body or b"")
