@@ -35,6 +35,7 @@ from chalicelib.console import subscribers as console_subscribers  # noqa: F401
 from chalicelib.console import team as console_team  # noqa: F401
 from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
+from chalicelib.domain import pages as page_rules
 from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
@@ -46,6 +47,8 @@ from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue, and ask for its page's files anew.
 unit_of_work.after_commit(outbox.publish_committed, publish.request_committed)
+# A page made private or audience-specific: its public files are withdrawn before the answer.
+page_rules.after_update(publish.withdraw_if_hidden)
 # A new subscriber's confirmation link: the rules say when, the notifiers send it.
 subscriber_rules.send_confirmations_with(confirmation.send)
 
@@ -99,7 +102,10 @@ def write_metric_data(event):
 @app.on_sqs_message(queue=config.queue_name(queues.PUBLISH), batch_size=10)
 def publish_pages(event):
     """Pages whose public files are due: each rendered and written to the site store once."""
-    publish.publish_pages(json.loads(record.body)["page_id"] for record in event)
+    messages = [json.loads(record.body) for record in event]
+    forced = [message["page_id"] for message in messages if message.get("force")]
+    publish.publish_pages(forced, force=True)
+    publish.publish_pages(message["page_id"] for message in messages if not message.get("force"))
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))

@@ -124,15 +124,16 @@ def _delete_page(args) -> dict:
 
 
 def publish_all() -> int:
-    """Ask for a publish of every page whose files were never published (the first start
-    after an upgrade); returns how many."""
+    """Ask for a publish of every page whose files were never published, or published under
+    other settings (the first start after an upgrade, or after `PUBLIC_DOMAIN` changed);
+    returns how many."""
     from chalicelib.public import publish
     from chalicelib.store.models import Page
 
     asked = 0
     for page in Page.scan():
         if not publish.is_published(page.id):
-            publish.request(page.id)
+            publish.request(page.id, force=True)
             asked += 1
     return asked
 

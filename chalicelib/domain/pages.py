@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 
 from chalicelib import clock, ids, schemas
 from chalicelib.domain import errors, metrics_providers, unit_of_work
@@ -154,8 +155,7 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
     claims = {kind: getattr(page, kind) for kind in _CLAIMED if getattr(page, kind)}
 
     def change(work: Work) -> Page:
-        work.quiet()  # a page is built for the public on its first view
-        _stage(work, page, claims, {})
+        _stage(work, page, claims, {})  # and its public files are published
         metrics_providers.stage_self_provider(work, page.id)  # every page has one (CONTRACT)
         return page
 
@@ -164,9 +164,22 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
 
 def update_page(page: Page, fields: schemas.PageFields) -> Page:
     new_claims, old_claims = _apply(page, fields)
-    return unit_of_work.run(
+    updated = unit_of_work.run(
         page.id, lambda work: _stage(work, page, new_claims, old_claims) or page, attempts=1
     )
+    for step in _after_update:
+        step(updated)
+    return updated
+
+
+_after_update: list[Callable[[Page], None]] = []
+
+
+def after_update(step: Callable[[Page], None]) -> None:
+    """Run `step` with the page once an update is committed, before its caller answers:
+    the published files of a page that stops being public are withdrawn then, not a publish
+    later (`chalicelib.public.publish.withdraw_if_hidden`, which app.py registers)."""
+    _after_update[:] = [step]
 
 
 def delete_page(page: Page) -> None:

@@ -1,5 +1,6 @@
-"""`make run`: the whole stack (this process, which serves the API and the pages, the
-emulator's and the event functions'); Ctrl-C (or SIGTERM) stops it all."""
+"""`make run`: the whole stack (this process, which serves the API and the pages the site
+folder does not hold yet, the front's on `PORT`, the emulator's and the event functions');
+Ctrl-C (or SIGTERM) stops it all."""
 
 import json
 import logging
@@ -29,14 +30,16 @@ def main() -> int:
 
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
-    from chalicelib.admin import bootstrap, index_recipients, one_time_password
-    from chalicelib.local import emulator, heap, server, workers
+    from chalicelib.admin import bootstrap, index_recipients, one_time_password, publish_all
+    from chalicelib.local import emulator, heap, server, site_server, workers
+    from chalicelib.sitestore import site_dir
 
     data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
     storage = emulator.child_process(moto_port, data_dir, emulator.declared_queues(app)).launch()
     had_data = storage.ready() == "data"
     functions = workers.child_process(tick_seconds).launch()  # starts while this process goes on
     index_recipients()  # data of an earlier version: subscribers without recipient items
+    publish_all()  # pages of an earlier version, or published under other settings
     if not had_data:
         created = bootstrap()
         print("First start: made an organization, an owner, an API key and a page.")
@@ -55,8 +58,13 @@ def main() -> int:
     # Before the ready line: a supervisor may signal the moment it reads it.
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    http = server.start(app, "127.0.0.1", port)
+    # The app on an internal port; the front on `port` answers the published pages from the
+    # site folder and hands it everything else.
+    http = server.start(app, "127.0.0.1", _port("API_PORT", 0))
+    api_port = http.server.server_address[1]
+    front = site_server.child_process(port, api_port, site_dir()).launch()
     functions.ready()
+    front.ready()
     heap.settle_long_lived(stopped)
     print(
         f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port}); "
@@ -66,6 +74,7 @@ def main() -> int:
 
     stopped.wait()
     print("Stopping...", flush=True)
+    front.stop()
     http.server.shutdown()  # no new requests; one in flight was not acknowledged yet
     functions.stop()
     storage.stop()

@@ -28,9 +28,10 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
+from chalicelib.domain import pages
 from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
-from chalicelib.public import caching, site
+from chalicelib.public import caching, content, site
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.sitestore import SiteStore, current
 from chalicelib.store import snapshots
@@ -72,8 +73,18 @@ def request_committed(committed: Committed) -> None:
         request(committed.page_id)
 
 
-def request(page_id: str, delay_seconds: int = 0) -> None:
-    queues.send(queues.PUBLISH, {"page_id": page_id}, delay_seconds=delay_seconds)
+def withdraw_if_hidden(page: Page) -> None:
+    """A page just made private or audience-specific: its files say so before the write
+    is answered, and give way to the app, rather than a publish later (a publish of the page
+    as it was, still on its way, is older and gives way in turn)."""
+    profile = pages.profile_of(page)
+    if content.is_private(profile) or content.is_audience_specific(profile):
+        publish_page(page.id, force=True)
+
+
+def request(page_id: str, delay_seconds: int = 0, *, force: bool = False) -> None:
+    message = {"page_id": page_id, **({"force": True} if force else {})}
+    queues.send(queues.PUBLISH, message, delay_seconds=delay_seconds)
 
 
 def request_due() -> int:
@@ -84,7 +95,13 @@ def request_due() -> int:
     return len(due)
 
 
-def publish_pages(page_ids: Iterable[str]) -> None:
+def settings() -> dict:
+    """The settings the files depend on beyond the page (links, hosts): files published
+    under others are published again (`is_published`)."""
+    return {"public_base_url": config.public_base_url(), "public_domain": config.public_domain()}
+
+
+def publish_pages(page_ids: Iterable[str], *, force: bool = False) -> None:
     """Publish each page once, however often it is named. A page that fails is logged with
     the reason and the others go on; then the failure is raised, so the queue tries again
     (pages published meanwhile are found current) and, after its tries, keeps the message
@@ -92,7 +109,7 @@ def publish_pages(page_ids: Iterable[str]) -> None:
     failed = []
     for page_id in dict.fromkeys(page_ids):
         try:
-            publish_page(page_id)
+            publish_page(page_id, force=force)
         except Exception as error:
             logger.exception("publish of page %s failed: %s", page_id, error)
             failed.append(page_id)
@@ -100,12 +117,13 @@ def publish_pages(page_ids: Iterable[str]) -> None:
         raise RuntimeError(f"publish failed for pages {', '.join(failed)}")
 
 
-def publish_page(page_id: str, store: SiteStore | None = None) -> str:
-    """Publish the page's files unless they are current: "current", "published", "older"
-    (a newer version was stored meanwhile) or "removed" (there is no such page)."""
+def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = False) -> str:
+    """Publish the page's files unless they are current (or `force`): "current",
+    "published", "older" (a newer version was stored meanwhile) or "removed" (there is no
+    such page)."""
     store = store or current()
     item = snapshots.read(page_id, consistent=True)
-    if item is not None and _current(item):
+    if item is not None and not force and _current(item):
         return "current"
     built = build(page_id, store)
     if built is None:
@@ -226,6 +244,7 @@ def save(built: Build, store: SiteStore) -> bool:
             "changes": built.changes,
             "rendered_at": built.rendered_at,
             "mounts": sorted(built.manifests),
+            "settings": settings(),
         }
         store.write(_marker_path(built.page_id), json.dumps(marker).encode(), _JSON)
     return True
@@ -275,7 +294,9 @@ def _remove_mount(store: SiteStore, page_id: str, folder: str) -> None:
 
 
 def is_published(page_id: str, store: SiteStore | None = None) -> bool:
-    return (store or current()).read(_marker_path(page_id)) is not None
+    """Whether the page's files were published, under today's settings."""
+    marker = _read_json(store or current(), _marker_path(page_id))
+    return marker is not None and marker.get("settings") == settings()
 
 
 def _marker_path(page_id: str) -> str:

@@ -24,12 +24,12 @@ from chalicelib.domain import metrics
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
-from chalicelib.public import days, routes, subscriptions
+from chalicelib.public import days, html, routes, subscriptions
 from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.models import Page
 
 # The query parameters that choose another file; any other parameter is ignored.
-VARIANT_KEYS = ("quarter", "month", "metric_period")
+VARIANT_KEYS = ("quarter", "month", "metric_period", "via")
 # Past quarters of the history published beside the current one; older ones are rendered by
 # the app when asked for.
 PAST_QUARTERS = 1
@@ -155,6 +155,8 @@ def _views(snapshot: Snapshot) -> Iterator[tuple[str, Callable, dict, dict]]:
     yield "embed/status.js", routes.embed_status_script, {}, {}
     yield "favicon.ico", routes.favicon, {}, {}
     yield "subscribe", subscriptions.subscribe_form, {}, {}
+    for kind in html.subscription_kinds(data["page"]):
+        yield f"subscribe?via={kind.name}", subscriptions.subscribe_form, {"via": kind.name}, {}
     for document in routes.V2_DOCUMENTS:
         yield f"api/v2/{document}", routes.v2_view(document), {}, {}
 
@@ -174,7 +176,9 @@ def _visit(snapshot: Snapshot, mount: Mount, query: dict, params: dict) -> route
 
 
 def _answer(key: str, view: Callable, visit: routes.Visit) -> File:
-    as_html = key in ("", "history", "subscribe") or key.startswith(("incidents/", "history?", "?"))
+    as_html = key in ("", "history", "subscribe") or key.startswith(
+        ("incidents/", "history?", "subscribe?", "?")
+    )
     try:
         response = view(visit)
     except errors.ApiError as error:

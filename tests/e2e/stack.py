@@ -101,6 +101,7 @@ class LocalStack:
 
     def get(self, path: str, api_key: str | None = None, **kwargs) -> requests.Response:
         headers = {"Authorization": f"OAuth {api_key}"} if api_key else {}
+        headers.update(kwargs.pop("headers", None) or {})
         return requests.get(self.url + path, headers=headers, timeout=30, **kwargs)
 
     def send(self, method: str, path: str, api_key: str, body: dict) -> requests.Response:

@@ -20,16 +20,48 @@ class Visitor:
         return self.api.get(f"/s/{self.page_id}{suffix}", **kwargs)
 
 
+@pytest.fixture(autouse=True)
+def published_site(drain_publishes, monkeypatch):
+    """Readers get the published site, as under `make run`: what the writes so far asked the
+    publish function for is published first, then the request is answered from the files,
+    or by the app where the files say it answers (the API, dynamic pages, older periods)."""
+    from chalicelib.local.site_files import SiteFiles
+    from chalicelib.sitestore import site_dir
+
+    files = SiteFiles(site_dir(), recheck_seconds=0)
+
+    def read(method: str, path: str, headers: dict) -> Answer | None:
+        drain_publishes()
+        host = next((v for k, v in headers.items() if k.lower() == "host"), None)
+        answer = files.answer(method, host, path, headers)
+        if answer is None:
+            return None
+        return Answer(answer.status, dict(answer.headers), answer.body.decode())
+
+    monkeypatch.setattr(Api, "published_site", staticmethod(read))
+
+
+@pytest.fixture
+def app_views(published_site, monkeypatch):
+    """Readers answered by the app's own views, as audience-specific pages (and paths the
+    files do not hold) are: for the tests of what those views cost."""
+    monkeypatch.setattr(Api, "published_site", None)
+
+
 @pytest.fixture
 def visitor(world) -> Visitor:
     return Visitor(world.api.as_key(None), world.page_id)
 
 
 def publish(world) -> None:
-    """Rebuild the page's snapshot now, as the next view after a write would."""
+    """Rebuild the page's snapshot and publish its files now, whether or not a write asked
+    for it (as after a change of the settings, which `make run` republishes at its start)."""
+    from chalicelib.public import publish as site_publish
     from chalicelib.public import snapshot as page_snapshot
 
     page_snapshot.refresh(world.page_id)
+    if Api.published_site is not None:  # not for the tests of the app's own views
+        site_publish.publish_page(world.page_id, force=True)
 
 
 def make_component(world, name: str, **fields) -> dict:

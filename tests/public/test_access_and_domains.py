@@ -39,7 +39,7 @@ def test_custom_domain_serves_the_page_at_the_root(world, visitor):
     summary = visitor.api.get("/api/v2/summary.json", headers={"Host": "status.example.org:443"})
     assert summary.json["page"]["id"] == world.page_id
     assert summary.json["page"]["url"] == "https://status.example.org"
-    assert summary.headers["Vary"] == "Host"
+    assert summary.headers["Vary"].startswith("Host")
 
 
 def test_a_host_that_is_no_page_domain_is_404(world, visitor):
@@ -103,7 +103,7 @@ def test_every_page_is_served_at_the_root_of_its_subdomain_host(world, visitor):
     summary = visitor.api.get("/api/v2/summary.json", headers={"Host": host})
     assert summary.status == 200
     assert summary.json["page"]["id"] == world.page_id
-    assert summary.headers["Vary"] == "Host"
+    assert summary.headers["Vary"].startswith("Host")
     assert visitor.api.get("/", headers={"Host": "nosuchpage.localhost"}).status == 404
     assert visitor.api.get("/", headers={"Host": f"x.{subdomain}.localhost"}).status == 404
 
@@ -113,10 +113,12 @@ def test_the_public_domain_is_a_setting(world, visitor, monkeypatch):
     update_page(world, subdomain=subdomain)
     publish(world)
     monkeypatch.setenv("PUBLIC_DOMAIN", "status.example.net")
+    publish(world)
     host = f"{subdomain}.status.example.net"
     assert visitor.api.get("/api/v2/status.json", headers={"Host": host}).status == 200
     assert visitor.api.get("/", headers={"Host": f"{subdomain}.localhost"}).status == 404
     monkeypatch.setenv("PUBLIC_DOMAIN", "")
+    publish(world)
     assert visitor.api.get("/", headers={"Host": host}).status == 404
 
 

@@ -5,6 +5,10 @@ import pytest
 from chalicelib.store.snapshots import PageSnapshot, key_of
 from tests.public.conftest import make_component, make_group, make_incident, publish
 
+# What the app's own views cost (audience-specific pages are answered by them); readers of
+# other pages get files (test_published_site.py).
+pytestmark = pytest.mark.usefixtures("app_views")
+
 VIEWS = [
     "",
     "/api/v2/summary.json",

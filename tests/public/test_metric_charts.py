@@ -78,6 +78,7 @@ def test_metric_names_are_escaped_and_the_page_stays_within_its_policy(world, vi
     assert "script-src" not in answer.headers["Content-Security-Policy"]
 
 
+@pytest.mark.usefixtures("app_views")
 def test_a_view_reads_one_query_per_displayed_metric(world, visitor, dynamodb_calls):
     for number in range(2):
         charted_metric(world, name=f"Metric {number}")
@@ -108,6 +109,7 @@ def test_the_status_api_carries_nothing_of_metrics(world, visitor):
         assert "Charted only" not in answer.text and "metric" not in answer.text
 
 
+@pytest.mark.usefixtures("app_views")
 def test_a_displayed_provider_metric_is_charted_without_data(world, visitor, dynamodb_calls):
     """Points of Datadog, New Relic, Pingdom and Librato metrics are not fetched here: the page
     shows the metric with no data, and reads nothing for it."""

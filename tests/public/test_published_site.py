@@ -173,3 +173,14 @@ def test_the_clock_republishes_across_a_day_boundary_in_the_pages_time_zone(
     assert drain_publishes() >= 1
     _, after = published_file(world.page_id)
     assert tomorrow.encode() in after
+
+
+def test_a_reader_of_the_published_site_costs_no_database_read(
+    world, visitor, drain_publishes, dynamodb_calls
+):
+    make_component(world, "API")
+    drain_publishes()
+    before = dynamodb_calls.count()
+    for path in ("", "/api/v2/summary.json", "/history", "/history.rss", "/subscribe?via=email"):
+        assert visitor.get(path).status == 200, path
+    assert dynamodb_calls.operations[before:] == []

@@ -5,11 +5,17 @@ import json
 import threading
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from chalicelib import clock
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.store import snapshots
 from chalicelib.store.snapshots import PageSnapshot, key_of
 from tests.public.conftest import make_component, make_incident, publish
+
+# What the app's own views cost (audience-specific pages are answered by them); readers of
+# other pages get files (test_published_site.py).
+pytestmark = pytest.mark.usefixtures("app_views")
 
 
 def test_a_write_marks_the_snapshot_and_the_next_view_rebuilds_it(world, visitor):
