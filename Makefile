@@ -51,7 +51,16 @@ chromium:
 fuzz: $(VENV)/.dev
 	FUZZ_COVERAGE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(PY) -m pytest -q -n 2 tests/api/test_fuzz.py
 
-bench: $(VENV)/.dev
+# The published site's bench loads the public page with wrk and compares it with a bare node
+# server answering the same bytes: both from Debian's packages, installed once, when missing.
+.PHONY: wrk
+wrk:
+	@command -v wrk >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wrk)
+	@command -v node >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
+
+bench: $(VENV)/.dev wrk
 	$(PY) -m pytest -q -m bench -s tests/bench
 
 # 50 clients for 60 s against a stack of its own: throughput, errors, p50/p99 per kind.
