@@ -184,3 +184,34 @@ def test_a_reader_of_the_published_site_costs_no_database_read(
     for path in ("", "/api/v2/summary.json", "/history", "/history.rss", "/subscribe?via=email"):
         assert visitor.get(path).status == 200, path
     assert dynamodb_calls.operations[before:] == []
+
+
+def test_a_publish_that_fails_is_logged_and_raised_for_the_queue_to_try_again(
+    world, drain_publishes, caplog
+):
+    import pytest
+
+    from chalicelib.public import publish
+    from chalicelib.sitestore import site_dir
+
+    component = make_component(world, "API")
+    drain_publishes()
+    before = summary_of(world.page_id)
+    # The store cannot take the page's version marker: a folder stands where it goes.
+    marker = site_dir() / "published" / f"{world.page_id}.json"
+    marker.unlink()
+    marker.mkdir()
+    try:
+        world.api.patch(
+            f"/v1/pages/{world.page_id}/components/{component['id']}",
+            {"component": {"status": "major_outage"}},
+        )
+        with pytest.raises(RuntimeError, match=world.page_id):
+            publish.publish_pages([world.page_id])
+        assert f"publish of page {world.page_id} failed" in caplog.text
+    finally:
+        marker.rmdir()
+    assert before["components"]
+    # Not marked published: the queue's next try (or the minute's) publishes it.
+    assert publish.publish_page(world.page_id) == "published"
+    assert statuses(world.page_id) == {"API": "major_outage"}
