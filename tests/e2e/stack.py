@@ -87,6 +87,21 @@ class LocalStack:
             self.process.kill()
             self.process.wait()
 
+    def child_pid(self, module: str) -> int:
+        """The pid of the stack's child process running `chalicelib.local.{module}`
+        (emulator, workers, site_server)."""
+        listed = subprocess.run(
+            ["ps", "-o", "pid=,args=", "--ppid", str(self.process.pid)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for line in listed.splitlines():
+            pid, _, arguments = line.strip().partition(" ")
+            if f"chalicelib.local.{module}" in arguments:
+                return int(pid)
+        raise AssertionError(f"no {module} process under the stack:\n{listed}")
+
     def admin(self, *arguments: str) -> dict:
         done = subprocess.run(
             [sys.executable, "-m", "chalicelib.admin", *arguments],

@@ -5,7 +5,6 @@ state published, and changes not yet published at a kill are published after the
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 
@@ -16,23 +15,6 @@ from tests.e2e.stack import LocalStack, wait_for
 from tests.e2e.test_durability import STOPS, check, first_start_credentials
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-
-def children(stack: LocalStack) -> dict[str, int]:
-    """The stack's child processes by module: emulator, workers, site_server."""
-    found = {}
-    listed = subprocess.run(
-        ["ps", "-o", "pid=,args=", "--ppid", str(stack.process.pid)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    for line in listed.splitlines():
-        pid, _, arguments = line.strip().partition(" ")
-        for module in ("emulator", "workers", "site_server"):
-            if f"chalicelib.local.{module}" in arguments:
-                found[module] = int(pid)
-    return found
 
 
 def component_status(stack: LocalStack, page_id: str, component_id: str) -> str | None:
@@ -91,7 +73,7 @@ def test_the_public_page_is_served_while_the_emulator_is_stopped(running):
     assert wait_for(lambda: component_status(stack, owner["page_id"], component["id"]))
     assert wait_for(lambda: "Checkout" in stack.get(f"/s/{owner['page_id']}").text)
     time.sleep(1)  # no publish is left half done when the emulator stops
-    emulator = children(stack)["emulator"]
+    emulator = stack.child_pid("emulator")
     os.kill(emulator, signal.SIGSTOP)
     try:
         started = time.monotonic()
@@ -153,7 +135,7 @@ def test_changes_not_yet_published_at_a_kill_are_published_after_the_restart(tmp
         component = make_component(stack, owner)
         assert wait_for(lambda: component_status(stack, owner["page_id"], component["id"]))
         time.sleep(1)  # no publish is left half done when the event functions stop
-        os.kill(children(stack)["workers"], signal.SIGSTOP)  # no publish runs from now on
+        os.kill(stack.child_pid("workers"), signal.SIGSTOP)  # no publish runs from now on
         set_status(stack, owner, component["id"], "major_outage")
         time.sleep(1)
         assert component_status(stack, owner["page_id"], component["id"]) == "operational"

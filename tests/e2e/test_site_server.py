@@ -12,7 +12,6 @@ import os
 import re
 import signal
 import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -104,20 +103,6 @@ def running(tmp_path_factory):
 
 def fetch(stack: LocalStack, path: str, headers: dict, **kwargs) -> requests.Response:
     return requests.get(stack.url + path, headers=headers, timeout=30, **kwargs)
-
-
-def child_pid(stack: LocalStack, module: str) -> int:
-    listed = subprocess.run(
-        ["ps", "-o", "pid=,args=", "--ppid", str(stack.process.pid)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    for line in listed.splitlines():
-        pid, _, arguments = line.strip().partition(" ")
-        if f"chalicelib.local.{module}" in arguments:
-            return int(pid)
-    raise AssertionError(f"no {module} process under the stack:\n{listed}")
 
 
 @pytest.mark.e2e
@@ -227,7 +212,7 @@ def test_a_path_leaving_the_site_folder_is_404(running):
 @pytest.mark.parametrize("stopped", ["emulator", "the API's process"])
 def test_files_are_answered_while_the_emulator_or_the_api_is_stopped(running, stopped):
     stack, _ = running
-    pid = stack.process.pid if stopped == "the API's process" else child_pid(stack, "emulator")
+    pid = stack.process.pid if stopped == "the API's process" else stack.child_pid("emulator")
     os.kill(pid, signal.SIGSTOP)
     try:
         started = time.monotonic()
