@@ -155,7 +155,7 @@ class SiteFiles:
             if mount.generation == generation:
                 return answer
         mount, answer = self._decide(method, host, target, headers)
-        if mount is not None:
+        if mount is not None and answer is not PUBLISHING:
             if len(self._remembered) >= _MAX_REMEMBERED:
                 self._remembered.clear()
             self._remembered[asked] = (mount, mount.generation, answer)
@@ -287,7 +287,7 @@ class _Mount:
         try:
             entry = _Entry(self.real, described, self.signature[2])
         except _Unpublished:
-            return None  # the app answers until the next manifest is read
+            return _IN_PUBLISH  # not kept: asked again until the next manifest is read
         except _Escapes as escape:
             log.warning("site file of %r in %s leaves its folder: %s", key, self.real, escape)
             entry = _REFUSED
@@ -403,6 +403,18 @@ class _Refused:
 _REFUSED = _Refused()
 
 
+class _InPublish:
+    """The entry of a path whose file a publish under way has replaced, its manifest still
+    to come: asked again shortly, never answered by the app (which may be down, the reason
+    a reader gets files)."""
+
+    def answer(self, head_only: bool, headers: Mapping[str, str], accepted) -> Answer:
+        return PUBLISHING
+
+
+_IN_PUBLISH = _InPublish()
+
+
 def _refusal() -> Answer:
     body = json.dumps(errors.not_found().body()).encode()
     headers = [
@@ -414,6 +426,9 @@ def _refusal() -> Answer:
 
 
 _NOT_FOUND = _refusal()
+# What `answer` says of a path whose new file is written and whose manifest is not yet: ask
+# again in a moment (a publish writes its manifest milliseconds after its files).
+PUBLISHING = Answer(503, [], b"")
 
 
 def _read(directory: str, relative: str, published_ns: int) -> bytes:

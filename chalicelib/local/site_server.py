@@ -36,12 +36,18 @@ import uvloop
 from chalicelib.http import errors
 from chalicelib.local import child
 from chalicelib.local.server import BODY_TIMEOUT_SECONDS, MAX_TRANSPORT_BYTES
-from chalicelib.local.site_files import SiteFiles, http_date
+from chalicelib.local.site_files import PUBLISHING, SiteFiles, http_date
 
 log = logging.getLogger(__name__)
 
 # The app's whole answer, from connecting to its last byte.
 APP_TIMEOUT_SECONDS = 30.0
+# A path caught between a publish's files and its manifest is asked again this often, for
+# this long, before the app is asked instead (a publisher that died halfway).
+PUBLISH_POLL_SECONDS = 0.01
+PUBLISH_WAIT_SECONDS = 2.0
+# `Front.answer` of such a path.
+PENDING = object()
 # A connection with no request under way is closed after this long; a request head that
 # stops arriving, after HEAD_TIMEOUT_SECONDS.
 IDLE_TIMEOUT_SECONDS = 120.0
@@ -123,14 +129,27 @@ class Front:
             self._second, self._date = now, http_date(now)
         return self._date
 
-    def answer(self, method: str, target: str, wanted: dict[str, str]) -> bytes | None:
-        """The answer from the files, or None: the app answers."""
+    def answer(self, method: str, target: str, wanted: dict[str, str]) -> bytes | object | None:
+        """The answer from the files, None (the app answers) or PENDING (a publish is under
+        way: ask again)."""
         try:
             answer = self.site.answer_lowered(method, wanted.get("host"), target, wanted)
         except Exception:
             log.exception("reading the site for %s failed", target)
             return None
+        if answer is PUBLISHING:
+            return PENDING
         return None if answer is None else answer.wire(self.date())
+
+    async def answer_soon(self, method: str, target: str, wanted: dict[str, str]) -> bytes | None:
+        """`answer`, waiting for a publish under way to write its manifest."""
+        waited = 0.0
+        answer = self.answer(method, target, wanted)
+        while answer is PENDING and waited < PUBLISH_WAIT_SECONDS:
+            await asyncio.sleep(PUBLISH_POLL_SECONDS)
+            waited += PUBLISH_POLL_SECONDS
+            answer = self.answer(method, target, wanted)
+        return None if answer is PENDING else answer
 
     async def forward(self, request: _Request) -> tuple[bytes, bool]:
         """The app's answer to `request`, and whether the client's connection may stay open."""
@@ -337,7 +356,7 @@ class _Connection(asyncio.Protocol):
         if (method == b"GET" or method == b"HEAD") and not self.queue and not self.draining:
             # The fast path: nothing waits ahead of it, and the files may answer.
             answer = self.front.answer(method.decode(), self.target.decode("latin-1"), self.wanted)
-            if answer is not None:
+            if answer is not None and answer is not PENDING:
                 self.transport.write(answer)
                 if not parser.should_keep_alive():
                     self._close()
@@ -369,7 +388,7 @@ class _Connection(asyncio.Protocol):
                     self.transport.write(item)
                     self._close()
                     return
-                answer = self.front.answer(item.method, item.target, item.wanted)
+                answer = await self.front.answer_soon(item.method, item.target, item.wanted)
                 keep_alive = True
                 if answer is None:
                     answer, keep_alive = await self.front.forward(item)
