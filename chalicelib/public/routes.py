@@ -9,6 +9,7 @@ request whose `Host` is `{subdomain}.{PUBLIC_DOMAIN}` or a page's custom domain,
 import json
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 from chalice import Blueprint, Response
 
@@ -32,6 +33,7 @@ from chalicelib.public import (
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.public.snapshot import Snapshot
 
+T = TypeVar("T")
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")
 BY_PATH = "/s/{page_id}"
@@ -61,6 +63,7 @@ class Visit:
         base: str,
         site_url: str,
         viewer: audience.Viewer | None = None,
+        reads: dict | None = None,
     ):
         self.request = request
         self.snapshot = snapshot
@@ -69,6 +72,16 @@ class Visit:
         self.site_url = site_url
         # The signed-in reader of an audience-specific page (the snapshot is theirs).
         self.viewer = viewer
+        # What the view read beyond the snapshot, shared by the visits of one publish (the
+        # same page at each of its places reads the same items).
+        self.reads = {} if reads is None else reads
+
+    def read(self, function: Callable[..., T], *arguments) -> T:
+        """`function(*arguments)`, once per `reads`."""
+        key = (function.__module__, function.__qualname__, *arguments)
+        if key not in self.reads:
+            self.reads[key] = function(*arguments)
+        return self.reads[key]
 
     def shows(self, component_ids: list[str] | None) -> bool:
         """Whether the viewer sees an incident touching `component_ids` (all do on a page
@@ -244,9 +257,9 @@ def history_page(visit: Visit) -> Response:
     start, end = period.bounds(time_zone)
 
     def render() -> str:
-        found = incidents.started_between(visit.snapshot.page_id, start, end)
+        found = visit.read(incidents.started_between, visit.snapshot.page_id, start, end)
         entries = [content.brief_entry(r) for r in found if visit.shows(r.component_ids)]
-        older = incidents.started_before(visit.snapshot.page_id, start)
+        older = visit.read(incidents.started_before, visit.snapshot.page_id, start)
         return html.history_page(visit.data, visit.base, period, entries, older, now)
 
     return visit.respond(HTML, render, "history", period.label, caching.time_bucket())
@@ -269,7 +282,7 @@ def _incident_entry(visit: Visit, incident_id: str) -> dict:
     for entry in visit.data["incidents"]:
         if entry["incident"]["id"] == incident_id and entry["detailed"]:
             return entry
-    incident = incidents.get_incident(visit.snapshot.page_id, incident_id)
+    incident = visit.read(incidents.get_incident, visit.snapshot.page_id, incident_id)
     if not visit.shows(incident.record.component_ids):
         raise errors.not_found()
     entry = content.incident_entry(incident)

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chalice import Response
 
@@ -24,15 +24,15 @@ from chalicelib.domain import metrics
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
-from chalicelib.public import days, html, routes, subscriptions
+from chalicelib.public import days, html, metric_charts, routes, subscriptions
 from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.models import Page
 
 # The query parameters that choose another file; any other parameter is ignored.
 VARIANT_KEYS = ("quarter", "month", "metric_period", "via")
 # Past quarters of the history published beside the current one; older ones are rendered by
-# the app when asked for.
-PAST_QUARTERS = 1
+# the app when asked for (each costs its own reads at every publish).
+PAST_QUARTERS = 0
 # The header each file's answer gets from its manifest entry instead (the body's own hash).
 _ETAG = "etag"
 _LOOKS_LIKE_PAGE_ID = re.compile(r"^[0-9a-z]{16}$")
@@ -126,42 +126,65 @@ def incident_keys(snapshot: Snapshot) -> dict[str, str]:
 
 
 def render(
-    snapshot: Snapshot, mount: Mount, skip: Callable[[str], bool] = lambda key: False
+    snapshot: Snapshot,
+    mount: Mount,
+    skip: Callable[[str], bool] = lambda key: False,
+    reads: dict | None = None,
 ) -> Iterator[File]:
-    """Every file of the page at `mount`, but those `skip` says are current already."""
-    for key, view, query, params in _views(snapshot):
-        if skip(key):
-            continue
-        yield _answer(key, view, _visit(snapshot, mount, query, params))
+    """Every file of the page at `mount`, but those `skip` says are current already.
+    `reads`, shared by the renders of one publish, keeps what views read beyond the snapshot
+    (a history period, a past incident) for the page's other places."""
+    reads = {} if reads is None else reads
+    for keys, view, query, params in _views(snapshot):
+        wanted = [key for key in keys if not skip(key)]
+        if wanted:
+            visit = _visit(snapshot, mount, query, params, reads)
+            rendered = _answer(keys[0], view, visit)
+            yield from (replace(rendered, key=key) for key in wanted)
 
 
-def _views(snapshot: Snapshot) -> Iterator[tuple[str, Callable, dict, dict]]:
+def _views(snapshot: Snapshot) -> Iterator[tuple[tuple[str, ...], Callable, dict, dict]]:
+    """Each view with its query and parameters, and the keys it answers (a query naming
+    the default answers as its absence does)."""
     data = snapshot.content
-    yield "", routes.status_page, {}, {}
+    home: tuple[str, ...] = ("",)
     if data.get("metrics"):
+        home += (f"?metric_period={metric_charts.DEFAULT_PERIOD}",)
         for period in metrics.WINDOWS:
-            yield f"?metric_period={period}", routes.status_page, {"metric_period": period}, {}
-    yield "history", routes.history_page, {}, {}
+            if period != metric_charts.DEFAULT_PERIOD:
+                query = {"metric_period": period}
+                yield (f"?metric_period={period}",), routes.status_page, query, {}
+    yield home, routes.status_page, {}, {}
     today = days.today(data["page"]["time_zone"], clock.now())
     period = days.parse_period(None, None, today)
-    for _ in range(PAST_QUARTERS + 1):
-        yield f"history?{period.parameter}", routes.history_page, {"quarter": period.label}, {}
+    yield ("history", f"history?{period.parameter}"), routes.history_page, {}, {}
+    for _ in range(PAST_QUARTERS):
         period = period.before()
+        query = {"quarter": period.label}
+        yield (f"history?{period.parameter}",), routes.history_page, query, {}
     for key in incident_keys(snapshot):
         incident_id = key.removeprefix("incidents/")
-        yield key, routes.incident_page, {}, {"incident_id": incident_id}
-    yield "history.rss", routes.history_rss, {}, {}
-    yield "history.atom", routes.history_atom, {}, {}
-    yield "embed/status.js", routes.embed_status_script, {}, {}
-    yield "favicon.ico", routes.favicon, {}, {}
-    yield "subscribe", subscriptions.subscribe_form, {}, {}
-    for kind in html.subscription_kinds(data["page"]):
-        yield f"subscribe?via={kind.name}", subscriptions.subscribe_form, {"via": kind.name}, {}
+        yield (key,), routes.incident_page, {}, {"incident_id": incident_id}
+    yield ("history.rss",), routes.history_rss, {}, {}
+    yield ("history.atom",), routes.history_atom, {}, {}
+    yield ("embed/status.js",), routes.embed_status_script, {}, {}
+    yield ("favicon.ico",), routes.favicon, {}, {}
+    kinds = [kind.name for kind in html.subscription_kinds(data["page"])]
+    yield (
+        ("subscribe", *(f"subscribe?via={kind}" for kind in kinds[:1])),
+        subscriptions.subscribe_form,
+        {},
+        {},
+    )
+    for kind in kinds[1:]:
+        yield (f"subscribe?via={kind}",), subscriptions.subscribe_form, {"via": kind}, {}
     for document in routes.V2_DOCUMENTS:
-        yield f"api/v2/{document}", routes.v2_view(document), {}, {}
+        yield (f"api/v2/{document}",), routes.v2_view(document), {}, {}
 
 
-def _visit(snapshot: Snapshot, mount: Mount, query: dict, params: dict) -> routes.Visit:
+def _visit(
+    snapshot: Snapshot, mount: Mount, query: dict, params: dict, reads: dict
+) -> routes.Visit:
     reference = mount.base.removeprefix("/s/") if mount.base else ""
     request = ApiRequest(
         params={"page_id": reference, **params},
@@ -172,7 +195,7 @@ def _visit(snapshot: Snapshot, mount: Mount, query: dict, params: dict) -> route
         raw_body=None,
         content_type=None,
     )
-    return routes.Visit(request, snapshot, mount.base, mount.site_url)
+    return routes.Visit(request, snapshot, mount.base, mount.site_url, reads=reads)
 
 
 def _answer(key: str, view: Callable, visit: routes.Visit) -> File:
