@@ -160,7 +160,7 @@ def _current(item: snapshots.PageSnapshot) -> bool:
 
 def build(page_id: str, store: SiteStore) -> Build | None:
     """The page's files from one consistent read; None when there is no such page."""
-    snapshot = page_snapshot.refresh(page_id)
+    snapshot = page_snapshot.refresh(page_id, stored=False)
     if snapshot is None:
         return None
     try:

@@ -60,11 +60,12 @@ Alongside = Callable[[str], tuple | None] | None
 
 
 def refresh(
-    page_id: str, *, unless_current: bool = False, any_body: bool = False
+    page_id: str, *, unless_current: bool = False, any_body: bool = False, stored: bool = True
 ) -> Snapshot | None:
-    """Rebuild the page's snapshot from consistent reads and store it; with `unless_current`,
-    not when it is current by then (or, with `any_body` too, built at all). None when the page
-    does not exist."""
+    """Rebuild the page's snapshot from consistent reads and store it (unless not `stored`:
+    the publisher, whose files readers get, spares the table the write); with
+    `unless_current`, not when it is current by then (or, with `any_body` too, built at all).
+    None when the page does not exist."""
     # Wall time, not `clock.now()`: it orders real reads, and tests may move the clock back.
     read_at = datetime.now(UTC)
     # Counted before the reads: a change committed while they run leaves the body behind it.
@@ -100,7 +101,8 @@ def refresh(
             break
         listed //= 2
     etag = hashlib.sha256(body).hexdigest()[:32]
-    snapshots.write(page.id, body, etag, changes, read_at)
+    if stored:
+        snapshots.write(page.id, body, etag, changes, read_at)
     built = Snapshot(page.id, etag, data, changes=changes)
     _built.put(page.id, (changes, built))
     return built
