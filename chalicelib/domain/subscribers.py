@@ -8,6 +8,7 @@ from everything else).
 from __future__ import annotations
 
 import heapq
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -28,6 +29,8 @@ from chalicelib.notify import webhook
 from chalicelib.store.models import Claim, Page
 from chalicelib.store.subscriber_listings import SubscriberTally
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
+
+logger = logging.getLogger(__name__)
 
 ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
     "active",
@@ -433,7 +436,14 @@ def send_confirmation(page: Page, subscriber: Subscriber) -> None:
     if subscriber.state != UNCONFIRMED:
         return
     for sender in _confirmation_senders:
-        sender(page, subscriber)
+        try:
+            sender(page, subscriber)
+        except Exception:
+            # The subscriber is saved and may ask again; a refused address (SES: "Missing
+            # domain") is no reason to fail the request that made it.
+            logger.exception(
+                "confirmation of subscriber %s of page %s not sent", subscriber.id, page.id
+            )
 
 
 _confirmation_senders: list[Callable[[Page, Subscriber], None]] = []

@@ -36,6 +36,10 @@ _METADATA_ADDRESSES = {
 
 # IPv6 prefixes whose address carries an IPv4 one in its last 32 bits (NAT64, RFC 6052/8215).
 _NAT64_PREFIXES = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+# Never called, whatever the Python version's view of them: IPv4-compatible IPv6 (::/96,
+# deprecated; `::127.0.0.1` is loopback to some stacks) and the IETF protocol assignments
+# (192.0.0.0/24, global on Python 3.11).
+_NEVER_PUBLIC = (ipaddress.ip_network("::/96"), ipaddress.ip_network("192.0.0.0/24"))
 
 
 def is_public_address(address: str) -> bool:
@@ -44,6 +48,8 @@ def is_public_address(address: str) -> bool:
     `2002:a9fe:a9fe::` is the metadata service's 169.254.169.254; shared address space
     (100.64.0.0/10, carrier-grade NAT) is not global."""
     ip = ipaddress.ip_address(address.split("%")[0])
+    if any(ip.version == network.version and ip in network for network in _NEVER_PUBLIC):
+        return False
     embedded = _embedded_ipv4(ip)
     if embedded is not None:
         return is_public_address(str(embedded))

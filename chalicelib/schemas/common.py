@@ -8,11 +8,13 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic import BaseModel as PydanticModel
+from pydantic_core import core_schema
 
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 # The local part in printable ASCII ("!" to "?" and "A" to "~": all but "@" and spaces): SES,
 # like SMTP without extensions, cannot send to any other. The domain may be international.
-_EMAIL = re.compile(r"^[!-?A-~]+@[^@\s]+\.[^@\s.]+$")
+# The domain: no white space and no control characters (SES refuses them: "Missing domain").
+_EMAIL = re.compile(r"^[!-?A-~]+@[^@\s\x00-\x1f\x7f]+\.[^@\s.\x00-\x1f\x7f]+$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 # The OpenAPI document states what the validators below accept (they strip and lower-case
@@ -21,10 +23,19 @@ _ANY_LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _WEB_URL = r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?([/?#]\S*)?$"
 
 
+def _no_null_defaults(schema: dict) -> None:
+    """A field left out changes nothing: where it may not be null (`NotNull`), the document
+    gives no default rather than a null one its own type refuses."""
+    for field in schema.get("properties", {}).values():
+        nullable = field.get("type") == "null" or {"type": "null"} in field.get("anyOf", [])
+        if "default" in field and field["default"] is None and not nullable:
+            del field["default"]
+
+
 class Schema(PydanticModel):
     """Bodies ignore fields they do not know, as the API's clients expect."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_no_null_defaults)
 
 
 class OutSchema(PydanticModel):
@@ -116,6 +127,32 @@ Text = Annotated[str, Field(max_length=20000)]
 ShortText = Annotated[str, Field(max_length=255)]
 # Optional text that a client clears by sending an empty string.
 Clearable = BeforeValidator(_empty_is_none)
+
+
+def _not_null(value):
+    if value is None:
+        raise ValueError("may be left out, not null")
+    return value
+
+
+class _NotNull:
+    """A field a body may leave out but not send as null (what it sets always has a value):
+    refused as null, and documented without null."""
+
+    def __get_pydantic_core_schema__(self, source, handler):
+        return core_schema.no_info_before_validator_function(_not_null, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema, handler):
+        documented = handler(schema)
+        options = [o for o in documented.get("anyOf", []) if o != {"type": "null"}]
+        if "anyOf" in documented and len(options) == 1:
+            documented = {**{k: v for k, v in documented.items() if k != "anyOf"}, **options[0]}
+        elif "anyOf" in documented:
+            documented["anyOf"] = options
+        return documented
+
+
+NotNull = _NotNull()
 
 
 def wrapper_required(wrapper: str, *names: str) -> ConfigDict:

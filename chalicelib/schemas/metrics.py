@@ -1,10 +1,18 @@
 """Metrics providers, metrics and data points (SPEC 2.13-2.15, 4.11)."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from chalicelib.schemas.common import Name, OutSchema, Schema, ShortText, Text, wrapper_required
+from chalicelib.schemas.common import (
+    Name,
+    NotNull,
+    OutSchema,
+    Schema,
+    ShortText,
+    Text,
+    wrapper_required,
+)
 
 
 class AvailableProviderOut(OutSchema):
@@ -22,7 +30,7 @@ def _provider_types(schema: dict) -> None:
 
 
 class MetricsProviderFields(Schema):
-    type: str | None = Field(
+    type: Annotated[str | None, NotNull] = Field(
         None,
         description='one of "Pingdom", "NewRelic", "Librato", "Datadog"',
         json_schema_extra=_provider_types,
@@ -33,7 +41,7 @@ class MetricsProviderFields(Schema):
     api_token: ShortText | None = None
     application_key: ShortText | None = None
     metric_base_uri: ShortText | None = None
-    disabled: bool | None = None
+    disabled: Annotated[bool | None, NotNull] = None
 
 
 class MetricsProviderCreateFields(MetricsProviderFields):
@@ -68,16 +76,16 @@ class MetricsProviderOut(OutSchema):
 
 
 class MetricFields(Schema):
-    name: Name | None = None
+    name: Annotated[Name | None, NotNull] = None
     metric_identifier: ShortText | None = None
     transform: Literal["average", "count", "max", "min", "sum"] | None = None
     application_id: ShortText | None = None
-    suffix: ShortText | None = None
+    suffix: Annotated[ShortText | None, NotNull] = None
     y_axis_min: float | None = None
     y_axis_max: float | None = None
-    y_axis_hidden: bool | None = None
-    display: bool | None = None
-    decimal_places: int | None = Field(None, ge=0, le=4)
+    y_axis_hidden: Annotated[bool | None, NotNull] = None
+    display: Annotated[bool | None, NotNull] = None
+    decimal_places: Annotated[int | None, NotNull] = Field(None, ge=0, le=4)
     tooltip_description: Text | None = None
 
 

@@ -373,3 +373,29 @@ def test_the_document_lists_the_provider_types_the_rules_know():
     from chalicelib.schemas.metrics import PROVIDER_TYPES
 
     assert list(PROVIDER_TYPES) == list(REQUIRED_FIELDS)
+
+
+@pytest.mark.parametrize("field", ["name", "decimal_places", "display", "y_axis_hidden", "suffix"])
+def test_a_null_for_a_field_that_cannot_be_empty_is_a_422_naming_it(world, field):
+    created = make_metric(world, **({} if field == "name" else {field: None}))
+    if field != "name":
+        assert created.status == 422, created.text
+        assert field in created.json["errors"]
+        created = make_metric(world)
+    metric_id = created.json["id"]
+    answer = world.api.put(metric_path(world, metric_id), {"metric": {field: None}})
+    assert answer.status == 422, answer.text
+    assert field in answer.json["errors"]
+    assert world.api.get(metric_path(world, metric_id)).status == 200
+
+
+def test_a_null_provider_field_that_cannot_be_empty_is_a_422_naming_it(world):
+    linked = world.api.post(
+        providers_path(world), {"metrics_provider": {"type": "NewRelic", "api_key": "k"}}
+    )
+    assert linked.status == 201, linked.text
+    path = f"{providers_path(world)}/{linked.json['id']}"
+    for field in ("disabled", "type"):
+        answer = world.api.patch(path, {"metrics_provider": {field: None}})
+        assert answer.status == 422, answer.text
+        assert field in answer.json["errors"]

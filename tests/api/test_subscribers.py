@@ -345,3 +345,15 @@ def test_webhooks_to_internal_addresses_are_refused_outside_the_local_stage(
     answer = subscribe(world, {"endpoint": endpoint, "email": "ops@example.com"})
     assert answer.status == 422, answer.text
     assert list(answer.json["errors"]) == ["endpoint"]
+
+
+def test_an_address_the_mail_service_refuses_never_fails_the_request(world, caplog):
+    # Found by fuzzing: control characters in the domain passed validation, SES refused the
+    # confirmation ("Missing domain") and the create answered 500.
+    path = f"/v1/pages/{world.page_id}/subscribers"
+    refused = world.api.post(path, {"subscriber": {"email": "someone@exa\x10mple.com"}})
+    assert refused.status == 422, refused.text
+    assert "email" in refused.json["errors"]
+    odd = world.api.post(path, {"subscriber": {"email": "someone@exa\u0081mple.com"}})
+    assert odd.status == 201, odd.text
+    assert "not sent" in caplog.text

@@ -24,6 +24,10 @@ from chalicelib.notify.webhook import is_public_address
         "fe80::1",
         "224.0.0.1",
         "0.0.0.0",
+        "::127.0.0.1",  # IPv4-compatible (::/96)
+        "::7f00:1",
+        "::8.8.8.8",  # ::/96 is refused whatever it carries
+        "192.0.0.8",  # IETF protocol assignments (global to Python 3.11)
     ],
 )
 def test_internal_addresses_are_not_public(address):
