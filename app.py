@@ -94,9 +94,16 @@ def deliver_notifications(event):
 
 @app.on_sqs_message(queue=config.queue_name(queues.METRIC_DATA), batch_size=10)
 def write_metric_data(event):
-    """Batches of data points accepted by the API, written with batch writes."""
+    """Batches of data points accepted by the API, written with batch writes; the charts of
+    their pages are published anew (points change no snapshot, so only a forced publish shows
+    them before the minute's)."""
+    pages = []
     for record in event:
-        metrics.write_batch(json.loads(record.body))
+        message = json.loads(record.body)
+        metrics.write_batch(message)
+        pages.append(message["page_id"])
+    for page_id in dict.fromkeys(pages):
+        publish.request(page_id, force=True)
 
 
 @app.on_sqs_message(queue=config.queue_name(queues.PUBLISH), batch_size=10)

@@ -275,7 +275,9 @@ def test_a_maintenance_manager_schedules_but_opens_no_incident(stack, first_star
     assert shown["scheduled_remind_prior"] is True
     assert shown["scheduled_auto_in_progress"] and shown["scheduled_auto_completed"]
     assert [c["name"] for c in shown["components"]] == ["Database"]
-    assert "Database upgrade" in public_text(browser, stack, page_id)
+    assert "Database upgrade" in public_text_once(
+        browser, stack, page_id, lambda text: "Database upgrade" in text
+    )
 
     browser.get(f"{stack.url}/manage/pages/{page_id}/incidents/new")
     assert "You may not do this" in browser.find_element(By.TAG_NAME, "h1").text
