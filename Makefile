@@ -46,10 +46,12 @@ chromium:
 	@(command -v chromium && command -v chromedriver) >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
 
-# `make test` fuzzes every operation of /v1/openapi.json with a few examples each; this runs
-# the same test with many more (FUZZ_EXAMPLES per operation, same seed), on two workers.
+# `make test` fuzzes every operation of /v1/openapi.json and of Statuspage's own description
+# with a few examples each; this runs the same tests with many more (FUZZ_EXAMPLES per
+# operation, same seeds), on two workers.
 fuzz: $(VENV)/.dev
-	FUZZ_COVERAGE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(PY) -m pytest -q -n 2 tests/api/test_fuzz.py
+	FUZZ_COVERAGE=1 FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-100} $(PY) -m pytest -q -n 2 \
+		tests/api/test_fuzz.py tests/api/test_fuzz_reference.py
 
 # The published site's bench loads the public page with wrk and compares it with a bare node
 # server answering the same bytes: both from Debian's packages, installed once, when missing.
