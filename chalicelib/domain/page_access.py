@@ -10,10 +10,16 @@ holders it touches (consistently, once), changes them in memory and stages toget
   a change made again after a lost race starts from the holders as stored and the audience
   never misses a grant),
 - the view of every user whose grants or groups moved (`visible_component_ids`,
-  `visible_metric_ids`: what a public view of the page reads, the user alone).
+  `visible_metric_ids`: what a public view of the page reads, the user alone),
+- the session generation of every user whose email, grants, groups or view moved: its
+  readers sign in again, as whoever the address now names, to what it now grants.
 
 Access changes are invisible to the public page's snapshot (an audience-specific page is
 filtered per viewer when shown), so they leave it as it is.
+
+A reader's session (`chalicelib.public.audience`) ends with its generation: signing out moves
+it on (`end_sessions`), so every copy of the cookie stops working. A sign-in link is spent by
+opening it (`open_sign_in_link`).
 """
 
 from __future__ import annotations
@@ -139,6 +145,7 @@ class AccessEdit:
         # component id -> audience field name -> (holder ids added, holder ids removed)
         self._audiences: dict[str, dict[str, tuple[set[str], set[str]]]] = {}
         self._viewers: set[str] = set()  # users whose view may have moved
+        self._readdressed: set[str] = set()  # users whose email moved
 
     def get(self, model: type[H], holder_id: str) -> H:
         found = self.many(model, [holder_id])
@@ -240,9 +247,22 @@ class AccessEdit:
                     setattr(user, view, seen or None)
                     self._changed[(PageAccessUser, user.id)] = user
 
+    def readdressed(self, user: PageAccessUser) -> None:
+        """The user's email changed: sessions opened by links sent to the old one end."""
+        self._readdressed.add(user.id)
+
+    def _end_sessions(self) -> None:
+        """Each user written whose email, grants, groups or view moved: a new session
+        generation, so a reader signed in as it signs in again."""
+        moved = self._viewers | self._readdressed
+        for (model, holder_id), holder in self._changed.items():
+            if model is PageAccessUser and holder_id in moved:
+                holder.session_generation = (holder.session_generation or 0) + 1
+
     def stage(self) -> None:
         """Audiences first, then the holders and views, deletions last."""
         self._refresh_views()
+        self._end_sessions()
         for component_id, fields in sorted(self._audiences.items()):
             actions = []
             for name, (added, removed) in fields.items():
@@ -329,7 +349,10 @@ def _stage_email(work: Work, user: PageAccessUser, email: str | None) -> None:
 
 def _apply_user(edit: AccessEdit, user: PageAccessUser, fields) -> None:
     if "email" in fields.model_fields_set:
+        before = user.email_key
         _stage_email(edit.work, user, fields.email)
+        if user.email_key != before:
+            edit.readdressed(user)
     if "external_login" in fields.model_fields_set:
         user.external_login = fields.external_login
     _apply_shared(edit, user, fields, fields.page_access_group_ids, "page_access_group_ids")
@@ -461,6 +484,48 @@ def expel_all(page_id: str, component_id: str, model: type[H]) -> components.Wri
         return components.Written(component, records)
 
     return _edit(page_id, change)
+
+
+# Readers' sessions -------------------------------------------------------------------------
+
+
+def open_sign_in_link(page_id: str, user_id: str, expires: int) -> int | None:
+    """Spend the user's sign-in link that `expires` (Unix ms): the session generation of
+    the session it opens, or None when the user is gone or that link, or one made after it,
+    was opened already. A link is single-use; links all live as long, so one that expires no
+    later than the last opened was made no later: spent."""
+
+    def change(work: Work) -> int | None:
+        work.quiet()
+        try:
+            user = PageAccessUser.get(page_id, user_id, consistent_read=True)
+        except PageAccessUser.DoesNotExist:
+            return None
+        if expires <= (user.links_spent_through or 0):
+            return None
+        # On the user's version: of two opening one link at once, one loses the race, reads
+        # the user again and finds the link spent.
+        work.update(user, [PageAccessUser.links_spent_through.set(expires)])
+        return user.session_generation or 0
+
+    return unit_of_work.run(page_id, change)
+
+
+def end_sessions(page_id: str, user_id: str, generation: int) -> None:
+    """Sign the user's readers out everywhere: when `generation` (a cookie's) is still the
+    user's, move it on, so that no copy of any cookie made in it is read again. A cookie of
+    an ended session ends nothing more."""
+
+    def change(work: Work) -> None:
+        work.quiet()
+        try:
+            user = PageAccessUser.get(page_id, user_id, consistent_read=True)
+        except PageAccessUser.DoesNotExist:
+            return
+        if (user.session_generation or 0) == generation:
+            work.update(user, [PageAccessUser.session_generation.set(generation + 1)])
+
+    unit_of_work.run(page_id, change)
 
 
 # Imports -----------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ def _may_send_from(address: str) -> bool:
 
 def sender_for(profile: dict) -> str:
     """The From of a page's emails: its `notifications_from_email` when SES verified that
-    address (or its domain), else the service's sender; the page's name as display name."""
+    address (or its domain), else the service's sender; the page's name as display name,
+    encoded by `mime.sender` whatever it holds (one helper for every email the service sends)."""
     wanted = profile.get("notifications_from_email")
     address = wanted if wanted and _may_send_from(wanted) else config.notifications_sender()
     return mime.sender(profile.get("name") or "", address)

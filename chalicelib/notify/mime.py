@@ -5,26 +5,88 @@ with the one-click unsubscribe headers of RFC 8058 for a subscriber.
 headers, encoded and folded); `message` then costs a string replace and a base64 of the two
 bodies per recipient, a fraction of what the email package's generator costs for the same
 message (measured: 2.8 ms a message with `MIMEMultipart` for a 25 KB email).
+
+Headers are encoded and folded here rather than by the email package's policy: its folding
+of a long quoted display name dropped the quotes, so `<script>` in a page's name became the
+address SES read (issue 30). A header is plain ASCII only when a reader shows it as written;
+anything else is RFC 2047 encoded words, which fold between words and decode whole.
 """
 
 import base64
 import secrets
 from dataclasses import dataclass, field
-from email import policy
 from email.utils import formataddr, formatdate, parseaddr
 from urllib.parse import quote
 
 _CRLF = "\r\n"
+# RFC 5322: a line SHOULD hold at most 78 characters (folding keeps every header within it).
+_LINE = 78
+# RFC 2047: an encoded word is at most 75 characters. `=?utf-8?b?` and `?=` take 12 and the
+# base64 of 42 bytes 56: a word of 68, which fits a line after `Subject: ` too.
+_WORD_BYTES = 42
 
 
-def _fold(name: str, value: str) -> str:
-    # Header values are one line: a newline in a page or incident name must not start a header.
-    return policy.SMTP.fold(name, " ".join(value.split()))
+def _one_line(text: str) -> str:
+    """Control characters (CR and LF among them) as spaces, runs of spaces as one: nothing a
+    page's people wrote can end a header or start another."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+
+
+def _plain(text: str) -> bool:
+    """ASCII that a mail client shows as written: no `=?`, which it would decode as an
+    encoded word, and no word too long to fold."""
+    return text.isascii() and "=?" not in text and all(len(w) < _LINE - 10 for w in text.split())
+
+
+def _encoded_words(text: str) -> list[str]:
+    """`text` as RFC 2047 encoded words (UTF-8, base64), none splitting a character, each
+    ending after a space where one is near. A reader joins adjacent words with nothing
+    between them, so the text comes back whole."""
+    chunks = []
+    while text:
+        size = cut = after_space = 0
+        for position, character in enumerate(text):
+            size += len(character.encode("utf-8"))
+            if size > _WORD_BYTES:
+                break
+            cut = position + 1
+            after_space = cut if character == " " else after_space
+        if cut < len(text) and after_space:
+            cut = after_space
+        chunks.append(text[:cut].encode("utf-8"))
+        text = text[cut:]
+    return [f"=?utf-8?b?{base64.b64encode(chunk).decode('ascii')}?=" for chunk in chunks]
+
+
+def _folded(name: str, words: list[str]) -> str:
+    """`Name: words` with a line break (folding white space) before a word that would pass
+    `_LINE`: unfolded, the value is the words as they were, one space apart."""
+    lines = [f"{name}:"]
+    for word in words:
+        if len(lines[-1]) + 1 + len(word) > _LINE and lines[-1] != f"{name}:":
+            lines.append("")
+        lines[-1] += " " + word
+    return _CRLF.join(lines) + _CRLF
+
+
+def _header(name: str, value: str) -> str:
+    """An unstructured header (Subject): as written when plain, else encoded words."""
+    text = _one_line(value)
+    return _folded(name, text.split(" ") if _plain(text) else _encoded_words(text))
 
 
 def sender(display_name: str, address: str) -> str:
-    """`Display Name <address>`, the name encoded when it is not ASCII."""
-    return formataddr((" ".join(display_name.split()), address), charset="utf-8")
+    """`Display Name <address>` as RFC 5322 has it, on one line: the name (made one line)
+    as written, quoted when it holds specials (`"`, `<`, `,`, `\\`, ...), when that is plain
+    ASCII and fits a line; else as RFC 2047 encoded words. No name changes the address."""
+    name = _one_line(display_name)
+    if not name:
+        return address
+    if _plain(name):
+        written = formataddr((name, address))
+        if len(f"From: {written}") <= _LINE:
+            return written
+    return " ".join([*_encoded_words(name), f"<{address}>"])
 
 
 def ascii_address(address: str) -> str:
@@ -67,8 +129,9 @@ class Letterhead:
     def __post_init__(self) -> None:
         self.boundary = "=_" + secrets.token_hex(12)
         self.head = (
-            _fold("From", self.sender)
-            + _fold("Subject", self.subject)
+            # A sender is one line of space-separated words (`sender`): folded between them.
+            _folded("From", _one_line(self.sender).split(" "))
+            + _header("Subject", self.subject)
             + f"MIME-Version: 1.0{_CRLF}"
             + f'Content-Type: multipart/alternative; boundary="{self.boundary}"{_CRLF}'
         )

@@ -1,14 +1,16 @@
 """Audience-specific pages: who is viewing, and what their audience sees of the snapshot.
 
-A reader signs in by a link emailed to a page access user's address (`sign_in.py`); the
-link sets a cookie naming the user, signed and expiring. A view reads the page's one
-snapshot (shared by every reader) and, in the same BatchGetItem, the viewer's user item,
-which carries what the user sees, its own grants and its groups' (kept there by every access change). The snapshot is
-filtered to that: the components (a group shows when a member does), the incidents that
-touch them or no component at all, the status they add up to, their uptime bars and the
-metrics granted. The filtered content is kept per snapshot version and per *audience*
-(what is seen, not who sees it), so readers who see alike share it, its ETag and its
-rendered body; nobody's content is rebuilt per viewer.
+A reader signs in by a link emailed to a page access user's address (`sign_in.py`); the link,
+single-use, sets a cookie naming the user and the user's session generation, signed and
+expiring. A view reads the page's one snapshot (shared by every reader) and, in the same
+BatchGetItem, the viewer's user item, which carries what the user sees, its own grants and its
+groups' (kept there by every access change), and its session generation: a cookie of an older
+one (the reader signed out, or what the user is or sees changed since) names nobody. The
+snapshot is filtered to that: the components (a group shows when a member does), the
+incidents that touch them or no component at all, the status they add up to, their uptime
+bars and the metrics granted. The filtered content is kept per snapshot version and per
+*audience* (what is seen, not who sees it), so readers who see alike share it, its ETag and
+its rendered body; nobody's content is rebuilt per viewer.
 """
 
 from __future__ import annotations
@@ -50,19 +52,62 @@ def token(page_id: str, user_id: str, purpose: str, lifetime: timedelta) -> str:
     return signing.token(page_id, f"{user_id}_{expires}", purpose)
 
 
-def user_id_of(page_id: str, value: str | None, purpose: str) -> str | None:
-    """The user a token names, if it is genuine and has not expired."""
+def _named(
+    page_id: str, value: str | None, purpose: str, per_second: int = 1
+) -> tuple[str, int] | None:
+    """Whom a token names and when it expires (Unix seconds times `per_second`), if it is
+    genuine and has not expired."""
     subject = signing.verified_subject(page_id, value or "", purpose)
     if subject is None:
         return None
-    user_id, _, expires = subject.partition("_")
-    if not expires.isdigit() or int(expires) < clock.now().timestamp():
+    name, _, expires = subject.partition("_")
+    if not expires.isdigit() or int(expires) < clock.now().timestamp() * per_second:
         return None
-    return user_id
+    return name, int(expires)
+
+
+def user_id_of(page_id: str, value: str | None, purpose: str) -> str | None:
+    """The user a token names, if it is genuine and has not expired."""
+    found = _named(page_id, value, purpose)
+    return found[0] if found else None
+
+
+def link_token(page_id: str, user_id: str) -> str:
+    """A sign-in link's token, valid `LINK_LIFETIME`; its expiry in milliseconds, so that
+    two links asked for are two links (a link of the expiry in seconds is expired)."""
+    expires = int((clock.now() + LINK_LIFETIME).timestamp() * 1000)
+    return signing.token(page_id, f"{user_id}_{expires}", SIGN_IN)
+
+
+def link_of(page_id: str, value: str | None) -> tuple[str, int] | None:
+    """The user a sign-in link names and when it expires (Unix milliseconds), if it is
+    genuine and unexpired. Every link lives `LINK_LIFETIME`, so the expiry orders them as they
+    were made: opening one spends it and the older ones (`page_access.open_sign_in_link`)."""
+    return _named(page_id, value, SIGN_IN, 1000)
+
+
+def session_token(page_id: str, user_id: str, generation: int) -> str:
+    """The cookie's value: the user, in its session `generation`, for `SESSION_LIFETIME`."""
+    return token(page_id, f"{user_id}.{generation}", VIEWER, SESSION_LIFETIME)
 
 
 def cookie_name(page_id: str) -> str:
     return f"viewer_{page_id}"
+
+
+def session_cookie(headers: dict[str, str], page_id: str) -> str | None:
+    """The page's cookie as sent, genuine or not."""
+    return _cookie(headers, cookie_name(page_id))
+
+
+def session_of(headers: dict[str, str], page_id: str) -> tuple[str, int] | None:
+    """The user the page's cookie names and the session generation it was made in, if it is
+    genuine and unexpired (a cookie made before generations were: 0)."""
+    named = user_id_of(page_id, session_cookie(headers, page_id), VIEWER)
+    user_id, _, generation = (named or "").partition(".")
+    if not user_id:
+        return None
+    return user_id, (int(generation) if generation.isdigit() else 0)
 
 
 def _cookie(headers: dict[str, str], name: str) -> str | None:
@@ -79,16 +124,19 @@ def viewer_key(headers: dict[str, str]):
     without a genuine, unexpired cookie for that page)."""
 
     def key_for(page_id: str) -> tuple | None:
-        user_id = user_id_of(page_id, _cookie(headers, cookie_name(page_id)), VIEWER)
-        return (PageAccessUser, (page_id, user_id)) if user_id else None
+        session = session_of(headers, page_id)
+        return (PageAccessUser, (page_id, session[0])) if session else None
 
     return key_for
 
 
-def viewer_from(user: PageAccessUser | None) -> Viewer | None:
+def viewer_from(user: PageAccessUser | None, headers: dict[str, str]) -> Viewer | None:
     """The signed-in reader, from its user item as read with the snapshot (None: no cookie,
-    or the user was deleted since it signed in)."""
+    the user was deleted since it signed in, or its session generation moved on: it signed
+    out, or what it is or sees changed)."""
     if not isinstance(user, PageAccessUser):
+        return None
+    if session_of(headers, user.page_id) != (user.id, user.session_generation or 0):
         return None
     return Viewer(
         user.id,
@@ -145,6 +193,8 @@ def filtered(data: dict, viewer: Viewer) -> dict:
     statuses = [c["status"] for c in shown_components if not c.get("group")]
     return {
         **data,
+        # The page as a signed-in reader sees it: with a sign-out button.
+        "page": {**data["page"], "signed_in": True},
         "status": content.status_of(statuses, entries),
         "components": shown_components,
         "uptime": {key: value for key, value in data["uptime"].items() if key in seen},

@@ -196,7 +196,7 @@ def public_view(
                         raise errors.unauthenticated()
                     viewer = None
                     if page.get("audience_specific") and viewers_only:
-                        viewer = audience.viewer_from(snapshot.alongside)
+                        viewer = audience.viewer_from(snapshot.alongside, request.headers)
                         if viewer is None:
                             if as_html and not otherwise:
                                 return sign_in_required(snapshot, base)

@@ -9,6 +9,7 @@ read one item rather than every user of the page.
 """
 
 from pynamodb.attributes import (
+    NumberAttribute,
     UnicodeAttribute,
     UnicodeSetAttribute,
     UTCDateTimeAttribute,
@@ -48,6 +49,13 @@ class PageAccessUser(Model):
     # a view of an audience-specific page reads the user alone.
     visible_component_ids = UnicodeSetAttribute(null=True)
     visible_metric_ids = UnicodeSetAttribute(null=True)
+    # The reader's sessions: a cookie names the generation it was made in, and counts only
+    # while the user is still in it; signing out and every change of what the user is or
+    # sees move it on (none: 0).
+    session_generation = NumberAttribute(null=True)
+    # Sign-in links are single-use: when (Unix ms) the last one opened expires. Links all
+    # live as long, so one that expires then or before was made no later: it is spent.
+    links_spent_through = NumberAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()
