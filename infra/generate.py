@@ -6,9 +6,10 @@ Writes two files that are committed (a test fails when they and the code disagre
   one DynamoDB table per PynamoDB model of `chalicelib.store` (keys, indexes, TTL, point-in-time
   recovery, on-demand billing); for each queue an `@app.on_sqs_message` function reads, the
   queue (Chalice only refers to it by name) with a dead-letter queue and a redrive policy; the
-  S3 bucket of the published site (private); the IAM policies of the functions' roles; the
-  deployment's own settings as stack parameters; and, merged into the functions Chalice emits,
-  their names, those settings, the site bucket's name, and `DependsOn`.
+  S3 bucket of the published site (private); the signing secret (Secrets Manager, generated);
+  the IAM policies of the functions' roles; the deployment's own settings as stack parameters;
+  and, merged into the functions Chalice emits, their names, those settings, the site bucket's
+  name, the signing secret's ARN, and `DependsOn`.
 - `.chalice/policy-<stage>.json`, the policy Chalice gives each function's role
   (`autogen_policy` is false): writing to the function's own log groups, nothing else.
 
@@ -67,6 +68,8 @@ SITE_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
 # AccessDenied, to GetObject.
 SITE_LISTING_ACTIONS = ["s3:ListBucket"]
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
+# chalicelib/domain/signing.py: the signing secret, read once per cold start.
+SECRET_ACTIONS = ["secretsmanager:GetSecretValue"]
 
 # The bucket of the published site; the functions find its (generated) name in SITE_BUCKET.
 SITE_BUCKET = "SiteBucket"
@@ -74,6 +77,13 @@ SITE_BUCKET_VARIABLE = "SITE_BUCKET"
 # Replaced and deleted files stay recoverable this long (a publish rewrites a page's files).
 NONCURRENT_VERSION_DAYS = 30
 ABORT_INCOMPLETE_UPLOAD_DAYS = 1
+
+# The key of every signature (console sessions, reader cookies, the links in emails): a
+# secret of Secrets Manager, which CloudFormation generates (it cannot make an SSM SecureString)
+# and only the functions may read; they find its ARN in SIGNING_SECRET_ID. Never a table item.
+SIGNING_SECRET = "SigningSecret"
+SIGNING_SECRET_VARIABLE = "SIGNING_SECRET_ID"
+SIGNING_SECRET_LENGTH = 64
 
 # Deployment settings that differ per installation: stack parameters, passed to every function.
 PARAMETERS = {
@@ -341,6 +351,26 @@ def site_resources() -> dict[str, dict]:
     }
 
 
+def secret_resources(stage: str) -> dict[str, dict]:
+    """The signing secret: 64 random letters and digits (about 380 bits), made at the stack's
+    creation. Deleting the stack schedules its deletion (recoverable for 30 days)."""
+    app_name = _chalice_config(stage, "api_handler").app_name
+    return {
+        SIGNING_SECRET: {
+            "Type": "AWS::SecretsManager::Secret",
+            "Properties": {
+                "Name": f"{app_name}-{stage}-signing-secret",
+                "Description": "Signs console sessions, reader cookies and emailed links "
+                "(chalicelib/domain/signing.py)",
+                "GenerateSecretString": {
+                    "PasswordLength": SIGNING_SECRET_LENGTH,
+                    "ExcludePunctuation": True,
+                },
+            },
+        }
+    }
+
+
 def _queue_id(short_name: str) -> str:
     return to_cfn_resource_name(short_name) + "Queue"
 
@@ -387,6 +417,12 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             "Effect": "Allow",
             "Action": SITE_LISTING_ACTIONS,
             "Resource": _arn(SITE_BUCKET),
+        },
+        {
+            "Sid": "SigningSecret",
+            "Effect": "Allow",
+            "Action": SECRET_ACTIONS,
+            "Resource": {"Ref": SIGNING_SECRET},  # a secret's Ref is its ARN
         },
         {
             "Sid": "Email",
@@ -482,6 +518,7 @@ def function_overrides(stage: str) -> dict[str, dict]:
             if "variable" in spec
         }
         variables[SITE_BUCKET_VARIABLE] = {"Ref": SITE_BUCKET}
+        variables[SIGNING_SECRET_VARIABLE] = {"Ref": SIGNING_SECRET}
         properties = {
             "FunctionName": function["function_name"],
             "Environment": {"Variables": variables},
@@ -551,6 +588,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
             **tables,
             **queues,
             **site_resources(),
+            **secret_resources(stage),
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
             **api_overrides(),

@@ -6,8 +6,10 @@ import os
 import secrets
 from functools import lru_cache
 
+import boto3
 from pynamodb.exceptions import PutError
 
+from chalicelib import config
 from chalicelib.store.subscribers import Setting
 
 _SECRET_NAME = "link-signing-secret"
@@ -15,10 +17,17 @@ _SECRET_NAME = "link-signing-secret"
 
 @lru_cache(maxsize=1)
 def _secret() -> bytes:
-    """`SIGNING_SECRET` when set; else one made on first use and kept in DynamoDB, so every
-    instance signs alike."""
+    """The key of every signature (console sessions, reader cookies, emailed links), once per
+    process: `SIGNING_SECRET` when set; on AWS, the Secrets Manager secret whose ARN is in
+    `SIGNING_SECRET_ID` (the template generates it and lets the functions read it, and only
+    it: infra/generate.py); else, on the local stack, one made on first use and kept in
+    DynamoDB, so that every process signs alike and a link outlives a restart."""
     if os.environ.get("SIGNING_SECRET"):
         return os.environ["SIGNING_SECRET"].encode()
+    if os.environ.get("SIGNING_SECRET_ID"):
+        client = boto3.client("secretsmanager", region_name=config.region())
+        answer = client.get_secret_value(SecretId=os.environ["SIGNING_SECRET_ID"])
+        return answer["SecretString"].encode()
     try:
         return Setting.get(_SECRET_NAME, consistent_read=True).value.encode()
     except Setting.DoesNotExist:

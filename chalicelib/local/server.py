@@ -4,7 +4,8 @@ where Chalice's gateway would give its own.
 Chalice's local gateway answers a path no route matches with API Gateway's 403 and, when the
 request carries an `Authorization` header, quotes that header (the caller's API key) in the
 body. Here such a path is the contract's 404, as the gateway responses in infra/ make it on
-AWS. The access log masks a key sent as `?api_key=`.
+AWS. The access log masks every secret of a request line (`logs.masked_text`): an API key in
+the query however its name is encoded, a sign-in link's or a subscription link's token.
 
 Bodies are read as API Gateway reads them before the app sees anything: whole or not at all.
 A body sent in chunks is reassembled; one that ends before its `Content-Length` (the client
@@ -13,7 +14,6 @@ partial body is never handed to the app, and nothing of it is taken for the next
 """
 
 import json
-import re
 import threading
 from http.server import BaseHTTPRequestHandler
 
@@ -29,8 +29,8 @@ from chalice.local import (
 )
 
 from chalicelib.http import errors
+from chalicelib.local import logs
 
-_API_KEY_IN_QUERY = re.compile(r"(?i)([?&]api_key=)[^&\s]*")
 # API Gateway's own bound; the app refuses far less (chalicelib/http/decode.py).
 MAX_TRANSPORT_BYTES = 10 * 1024 * 1024
 BODY_TIMEOUT_SECONDS = 5
@@ -123,20 +123,15 @@ class _RequestHandler(ChaliceRequestHandler):
             pass  # trailer fields: nothing here reads them
         return bytes(body)
 
-    def log_request(self, code="-", size="-") -> None:
-        line = masked_request_line(self.requestline)
-        self.log_message('"%s" %s %s', line, str(getattr(code, "value", code)), str(size))
+    def log_message(self, format, *args) -> None:
+        # Every line: the access log's, and the errors' that quote a malformed request line.
+        super().log_message("%s", logs.masked_text(format % args))
 
 
 class _Server(ThreadedHTTPServer):
     # Many clients connecting at once (a load test, a page during an outage): the default
     # backlog of 5 drops connections.
     request_queue_size = 128
-
-
-def masked_request_line(line: str) -> str:
-    """The request line as the access log shows it: an API key in the query is masked."""
-    return _API_KEY_IN_QUERY.sub(r"\1[masked]", line)
 
 
 def start(app, host: str, port: int) -> LocalDevServer:

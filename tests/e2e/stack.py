@@ -32,8 +32,9 @@ def wait_for(condition, timeout=30.0) -> bool:
 
 
 class LocalStack:
-    def __init__(self, data_dir: Path, **environment: str):
+    def __init__(self, data_dir: Path, log: Path | None = None, **environment: str):
         self.data_dir = data_dir
+        self.log = log  # where every process's log lines (standard error) go; None: nowhere
         self.port = free_port()
         self.moto_port = free_port()
         self.environment = {
@@ -58,15 +59,16 @@ class LocalStack:
 
     def start(self, timeout: float = 60) -> "LocalStack":
         self.output = []
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "chalicelib.local"],
-            cwd=ROOT,
-            env=self.environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,  # a group of its own, to stop as a terminal or supervisor does
-        )
+        with self.log.open("a") if self.log else open(os.devnull, "w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "chalicelib.local"],
+                cwd=ROOT,
+                env=self.environment,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                start_new_session=True,  # a group of its own, to stop as a supervisor does
+            )
         deadline = time.monotonic() + timeout
         for line in self.process.stdout:
             self.output.append(line)
@@ -75,7 +77,11 @@ class LocalStack:
             if time.monotonic() > deadline:
                 break
         self.stop()
-        raise RuntimeError("the local stack did not get ready:\n" + "".join(self.output))
+        logged = self.log.read_text() if self.log else ""
+        raise RuntimeError("the local stack did not get ready:\n" + "".join(self.output) + logged)
+
+    def logged(self) -> str:
+        return self.log.read_text() if self.log else ""
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
