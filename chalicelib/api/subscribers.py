@@ -371,10 +371,25 @@ for prefix in ("/v0", "/v1"):
         style=Style.ARCHIVED,
     )
     def list_organization_subscribers(request: ApiRequest):
-        found = []
-        for page in _organization_pages(request):
-            found.extend(_listed(request, page.id))
-        return found
+        require_organization(request.principal, request.params["organization_id"])
+        user = request.principal.user
+        every = pages_of(user.organization_id)
+        reached = [page.id for page in every if has_role(user, page.id, None)]
+        query = request.parse_query()
+        offset, limit = limit_and_offset(request.query)
+        found = subscribers.organization_listed(
+            user.organization_id,
+            reached,
+            every_page=len(reached) == len(every),
+            state=query.state,
+            kind=query.type,
+            text=query.q,
+            sort_field=query.sort_field,
+            descending=query.sort_direction == "desc",
+            offset=offset,
+            limit=limit,
+        )
+        return [subscriber_out(s) for s in found]
 
     @router.route(
         organization_subscribers,

@@ -1,8 +1,17 @@
 """Signing in to the console with an organization user's email and password, and out.
 
-Attempts are counted per email address in the API's rate limit store (`SIGN_IN_ATTEMPTS`
-a minute), so guessing a password is slow from any number of machines. A wrong email and a
-wrong password get the same answer.
+Failures are counted in the API's rate limit store, so that guessing is slow and nobody can
+lock the owner out by failing with their address:
+
+- per address and client together (`FAILURES_PER_CLIENT` a minute): the client past it is
+  refused (429) whatever it sends, the right password included, and no other client is;
+- per address from every client (`FAILURES_PER_ADDRESS` in `ADDRESS_WINDOW_SECONDS`): past
+  it a client with a failure in the last minute or two is refused too, so guessing from many
+  clients slows to one try per client until its failure is forgotten, while a client with no
+  recent failure still signs in with the right password.
+
+A client is the request's source address (`ratelimit.client_of`). A wrong email and a wrong
+password get the same answers, the refusals included.
 """
 
 from __future__ import annotations
@@ -10,11 +19,15 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib.console import session
-from chalicelib.console.views import BASE, Screen, console_view, redirect
+from chalicelib.console.views import BASE, Screen, blueprint, console_view, redirect
 from chalicelib.domain import credentials, organizations
 from chalicelib.http import errors, ratelimit
+from chalicelib.store.models import User
 
-SIGN_IN_ATTEMPTS = 5  # a minute, per email address
+FAILURES_PER_CLIENT = 5  # a minute, per email address and client
+FAILURES_PER_ADDRESS = 50  # per email address, from all clients together
+ADDRESS_WINDOW_SECONDS = 15 * 60
+TOO_MANY = "Too many attempts. Wait a minute and try again."
 
 
 def _next_path(value: object) -> str:
@@ -56,18 +69,45 @@ def sign_in(screen: Screen) -> Response:
     email = email.strip()
     if not email or not password:
         return _form(screen, 422, "Enter your email and password.", email)
+    current = blueprint.current_request
+    client = ratelimit.client_of(current.context, current.headers)
+    this_client = ratelimit.token_for("console-sign-in", email, client)
+    every_client = ratelimit.token_for("console-sign-in-address", email)
     try:
-        ratelimit.check(ratelimit.token_for("console-sign-in", email), SIGN_IN_ATTEMPTS)
+        _admit(this_client, every_client)
     except errors.ApiError as error:
-        response = _form(screen, 429, "Too many attempts. Wait a minute and try again.", email)
+        response = _form(screen, 429, TOO_MANY, email)
         response.headers.update(error.headers)
         return response
+    user = _user_of(email, password)
+    if user is None:
+        ratelimit.count(every_client, ADDRESS_WINDOW_SECONDS)
+        return _form(screen, 401, "That email and password do not match.", email)
+    ratelimit.uncount(this_client)  # counted as a failure until it proved not one
+    value = session.new_session(user.id, user.session_generation or 0)
+    cookie = session.set_cookie(session.COOKIE, value, session.LIFETIME)
+    return redirect(_next_path(form.get("next")), cookie)
+
+
+def _admit(this_client: str, every_client: str) -> None:
+    """Count the attempt against its address and client (before the password is checked, so
+    that attempts sent at once are counted at once), and refuse it (429) when that client
+    failed too often, or failed lately while the address is past its ceiling."""
+    attempts = ratelimit.check(this_client, FAILURES_PER_CLIENT)
+    if attempts <= 1:
+        return  # no recent failure from this client
+    if ratelimit.counted(every_client, ADDRESS_WINDOW_SECONDS) <= FAILURES_PER_ADDRESS:
+        return
+    ratelimit.uncount(this_client)
+    wait = ratelimit.forgotten_after()
+    raise errors.ApiError(429, errors.RATE_LIMITED, headers={"Retry-After": str(wait)})
+
+
+def _user_of(email: str, password: str) -> User | None:
     for user in organizations.users_by_email(email):
         if user.password_hash and credentials.password_matches(password, user.password_hash):
-            value = session.new_session(user.id, user.session_generation or 0)
-            cookie = session.set_cookie(session.COOKIE, value, session.LIFETIME)
-            return redirect(_next_path(form.get("next")), cookie)
-    return _form(screen, 401, "That email and password do not match.", email)
+            return user
+    return None
 
 
 @console_view("/sign-out", ("POST",), before_new_password=True)

@@ -48,7 +48,7 @@ FIRST_READ = 50
 # Recipient items, list entries, tallies and address claims were added after subscribers were
 # first stored: data written before has none until `index_recipients` makes them (the local
 # stack does at start; on AWS the admin CLI).
-RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v2")
+RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v3")
 # Not unsubscribed ones; a bound on what a page's notification costs (and on sign-up spam).
 MAX_SUBSCRIBERS_PER_PAGE = 250_000
 # Which page setting allows which kind, and the field a refusal names.
@@ -203,6 +203,21 @@ def listed(
         limit=limit,
     )
     return subscriber_listing.in_order(page_id, ids)
+
+
+def organization_listed(
+    organization_id: str,
+    page_ids: list[str],
+    *,
+    every_page: bool,
+    state: str | None = None,
+    **listing,
+) -> list[Subscriber]:
+    """A page of the organization's list, across the pages `page_ids` (those the caller
+    reaches; `every_page` when that is all of them): as `listed` takes it."""
+    return subscriber_listing.organization_listed(
+        organization_id, page_ids, every_page=every_page, states=_states(state), **listing
+    )
 
 
 def _states(state: str | None) -> tuple[str, ...]:

@@ -1,13 +1,16 @@
 """Per-token rate limit on a rolling 60-second window, counted in DynamoDB.
 
 The window is estimated the usual sliding-window way: this minute's hits plus the previous
-minute's, weighted by how much of it still lies within the last 60 seconds. One conditional
-UpdateItem per request, two more at a minute boundary; the counters expire by TTL. Being in
-DynamoDB, the count holds across Lambda instances.
+minute's, weighted by how much of it still lies within the last 60 seconds (or of the longer
+window a counter is kept over). One conditional UpdateItem per request, two more at a window
+boundary; the counters expire by TTL. Being in DynamoDB, the count holds across Lambda
+instances.
 """
 
 import hashlib
+import ipaddress
 import math
+from collections.abc import Mapping
 from datetime import timedelta
 
 from pynamodb.exceptions import PutError, UpdateError
@@ -19,28 +22,95 @@ from chalicelib.store.models import RateWindow
 WINDOW_SECONDS = 60
 
 
-def token_for(purpose: str, address: str) -> str:
-    """The counter of `purpose` for one email address (any case), which the store keeps only
-    as a hash."""
-    return f"{purpose}#" + hashlib.sha256(address.strip().lower().encode()).hexdigest()
+def token_for(purpose: str, address: str, client: str | None = None) -> str:
+    """The counter of `purpose` for one email address (any case), or for one address and one
+    client together, which the store keeps only as a hash."""
+    key = address.strip().lower() + ("" if client is None else f"\n{client}")
+    return f"{purpose}#" + hashlib.sha256(key.encode()).hexdigest()
 
 
-def check(token: str, limit: int | None = None) -> None:
+def client_of(context: Mapping, headers: Mapping[str, str]) -> str:
+    """Who sent a request, as limits per client count them: API Gateway's `sourceIp`, or,
+    from a loopback source (the local stack's front, which drops the client's own header),
+    the last address of `X-Forwarded-For`. An IPv6 client counts as its /64, which one host
+    is given whole."""
+    source = str((context.get("identity") or {}).get("sourceIp") or "")
+    named = _address(source)
+    if named is None or named.is_loopback:
+        forwarded = _address((headers.get("x-forwarded-for") or "").split(",")[-1].strip())
+        named = forwarded or named
+    if named is None:
+        return "unknown"
+    if isinstance(named, ipaddress.IPv6Address):
+        if named.ipv4_mapped:
+            return str(named.ipv4_mapped)
+        return str(ipaddress.IPv6Network((named, 64), strict=False))
+    return str(named)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def check(token: str, limit: int | None = None, window_seconds: int = WINDOW_SECONDS) -> float:
     """Count one request for `token`; raise 429 with `Retry-After` when over `limit` (by
-    default the API's per-key limit)."""
+    default the API's per-key limit). Returns how many the window holds with this one."""
     limit = config.rate_limit_per_minute() if limit is None else limit
     if limit <= 0:
-        return
+        return 0.0
     moment = clock.now().timestamp()
-    window, elapsed = divmod(moment, WINDOW_SECONDS)
-    counter = _count_hit(token, int(window), clock.now() + timedelta(minutes=3))
-    weight = 1 - elapsed / WINDOW_SECONDS
+    window, elapsed = divmod(moment, window_seconds)
+    counter = _count_hit(token, int(window), _expiry(window_seconds))
+    weight = 1 - elapsed / window_seconds
     estimate = counter.hits + counter.previous_hits * weight
     if estimate <= limit:
-        return
-    retry_after = _retry_after(counter.hits - 1, counter.previous_hits, elapsed, limit)
+        return estimate
+    retry_after = _retry_after(
+        counter.hits - 1, counter.previous_hits, elapsed, limit, window_seconds
+    )
     _uncount_hit(counter)
     raise ApiError(429, RATE_LIMITED, headers={"Retry-After": str(retry_after)})
+
+
+def count(token: str, window_seconds: int = WINDOW_SECONDS) -> None:
+    """Count one event for `token` (a failure, say) without checking any limit."""
+    window = int(clock.now().timestamp() // window_seconds)
+    _count_hit(token, window, _expiry(window_seconds))
+
+
+def uncount(token: str, window_seconds: int = WINDOW_SECONDS) -> None:
+    """Take back one counted for `token` in the current window (a request that turned out
+    not to be what the counter counts)."""
+    window = int(clock.now().timestamp() // window_seconds)
+    _uncount_hit(RateWindow(token, window=window))
+
+
+def counted(token: str, window_seconds: int = WINDOW_SECONDS) -> float:
+    """How many the rolling window of `token` holds now (one GetItem, nothing counted)."""
+    window, elapsed = divmod(clock.now().timestamp(), window_seconds)
+    try:
+        counter = RateWindow.get(token)
+    except RateWindow.DoesNotExist:
+        return 0.0
+    weight = 1 - elapsed / window_seconds
+    if counter.window == int(window):
+        return counter.hits + counter.previous_hits * weight
+    if counter.window == int(window) - 1:
+        return counter.hits * weight
+    return 0.0
+
+
+def forgotten_after(window_seconds: int = WINDOW_SECONDS) -> int:
+    """Seconds until what is counted now has left the rolling window."""
+    elapsed = clock.now().timestamp() % window_seconds
+    return math.ceil(2 * window_seconds - elapsed)
+
+
+def _expiry(window_seconds: int):
+    return clock.now() + timedelta(seconds=3 * window_seconds)
 
 
 def _count_hit(token: str, window: int, expires_at) -> RateWindow:
@@ -89,12 +159,14 @@ def _uncount_hit(counter: RateWindow) -> None:
         pass
 
 
-def _retry_after(current: int, previous: int, elapsed: float, limit: int) -> int:
+def _retry_after(
+    current: int, previous: int, elapsed: float, limit: int, window_seconds: int
+) -> int:
     """Seconds until one more request fits, if the client sends nothing meanwhile."""
     if current + 1 > limit or not previous:
-        wait = WINDOW_SECONDS - elapsed
+        wait = window_seconds - elapsed
     else:
-        # Wait for enough of the previous minute's hits to slide out of the window.
+        # Wait for enough of the previous window's hits to slide out of it.
         needed_weight = (limit - current - 1) / previous
-        wait = (1 - needed_weight) * WINDOW_SECONDS - elapsed
-    return max(1, min(WINDOW_SECONDS, math.ceil(wait)))
+        wait = (1 - needed_weight) * window_seconds - elapsed
+    return max(1, min(window_seconds, math.ceil(wait)))

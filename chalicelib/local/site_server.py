@@ -13,9 +13,12 @@ as an ASGI app and 12,000-16,000 from its static mount (which has no per-file he
 
 Requests the files do not answer are forwarded as they came (method, target, headers, `Host`
 included, body), each on a connection of its own, and the app's answer is passed back byte
-for byte. Bodies are read as `server.py` reads them (whole, reassembled from chunks, 400 and
+for byte, with `X-Forwarded-For` naming the client (the one the client sent is dropped).
+Bodies are read as `server.py` reads them (whole, reassembled from chunks, 400 and
 closed when cut short or stalled past `BODY_TIMEOUT_SECONDS`, 413 past
-`MAX_TRANSPORT_BYTES`), here, before anything reaches the app.
+`MAX_TRANSPORT_BYTES`), here, before anything reaches the app. A head must arrive whole
+within a few seconds and fit in 64 KiB (else 400, or 431, in the contract's JSON), so a
+client trickling bytes or sending nothing holds no connection.
 """
 
 import asyncio
@@ -48,15 +51,26 @@ PUBLISH_POLL_SECONDS = 0.01
 PUBLISH_WAIT_SECONDS = 2.0
 # `Front.answer` of such a path.
 PENDING = object()
-# A connection with no request under way is closed after this long; a request head that
-# stops arriving, after HEAD_TIMEOUT_SECONDS.
-IDLE_TIMEOUT_SECONDS = 120.0
-HEAD_TIMEOUT_SECONDS = 30.0
+# As API Gateway does, a request head (request line and headers) must arrive whole within
+# HEAD_TIMEOUT_SECONDS of its first byte, or of the connection's opening for its first
+# request: a head that stops, or trickles a byte at a time, is a 400 and the connection
+# closes; a connection that sends nothing is closed. A kept-alive connection waits
+# KEEP_ALIVE_SECONDS for its next request. Checked once a second (`serve`).
+HEAD_TIMEOUT_SECONDS = 5.0
+KEEP_ALIVE_SECONDS = 60.0
+# A body must also arrive whole within this long of its head's end (besides stalling no longer
+# than BODY_TIMEOUT_SECONDS), and a client that reads none of its answers for this long is
+# dropped: a trickle cannot hold a connection either way.
+BODY_DEADLINE_SECONDS = 30.0
+WRITE_TIMEOUT_SECONDS = 60.0
 # After its last answer a connection is shut for writing and read (and dropped) this long at
 # most before it closes: closing with a request's rest unread would reset the connection,
 # and the client could lose the answer with it.
 LINGER_SECONDS = 2.0
 MAX_HEAD_BYTES = 64 * 1024
+# Header fields of one request: the app's reader (`http.client`) takes 100, and the front
+# adds two (`Connection`, `X-Forwarded-For`). Past either bound the front answers 431 itself.
+MAX_HEADER_FIELDS = 98
 # Requests of one connection read ahead of their answers (pipelining) before reading pauses.
 MAX_QUEUED = 16
 # Request headers the files look at, and the ones that frame a body.
@@ -69,8 +83,18 @@ _WANTED = {
     b"transfer-encoding",
     b"expect",
 }
-# Hop-by-hop: they describe the client's connection, not the request the app reads.
-_NOT_FORWARDED = {b"connection", b"keep-alive", b"proxy-connection", b"upgrade", b"expect", b"te"}
+# Hop-by-hop: they describe the client's connection, not the request the app reads. The
+# client's own `X-Forwarded-For` is dropped too: the front says who the client is (the
+# console's sign-in counts failures per client).
+_NOT_FORWARDED = {
+    b"connection",
+    b"keep-alive",
+    b"proxy-connection",
+    b"upgrade",
+    b"expect",
+    b"te",
+    b"x-forwarded-for",
+}
 
 
 def _error_bytes(error: errors.ApiError) -> bytes:
@@ -101,9 +125,9 @@ class _Refusal(Exception):
 
 
 class _Request:
-    __slots__ = ("method", "target", "headers", "wanted", "body", "chunked", "keep_alive")
+    __slots__ = ("method", "target", "headers", "wanted", "body", "chunked", "keep_alive", "client")
 
-    def __init__(self, method, target, headers, wanted, body, chunked, keep_alive):
+    def __init__(self, method, target, headers, wanted, body, chunked, keep_alive, client):
         self.method = method
         self.target = target
         self.headers = headers
@@ -111,6 +135,7 @@ class _Request:
         self.body = body
         self.chunked = chunked
         self.keep_alive = keep_alive
+        self.client = client  # the peer's address, as bytes
 
 
 class Front:
@@ -190,6 +215,7 @@ def _upstream_head(request: _Request) -> bytes:
         for name, value in request.headers
         if name.lower() not in _NOT_FORWARDED
     ]
+    lines.append(b"X-Forwarded-For: " + request.client)
     lines.append(b"Connection: close\r\n\r\n")
     return b"\r\n".join(lines)
 
@@ -234,7 +260,13 @@ class _Connection(asyncio.Protocol):
         self.reading = True
         self.eof = False  # the client sends nothing more
         self.lingering: asyncio.TimerHandle | None = None
-        self.last_data = 0.0
+        self.client = b""
+        # Monotonic times: the last read; the start of the head under way (or awaited, for
+        # the first request); the end of the head (its body's clock); the last answer
+        # written; when writing paused.
+        self.last_data = self.head_started = self.head_ended = self.answered_at = 0.0
+        self.writes_paused_at = 0.0
+        self.messages = 0  # requests begun on this connection
         self._new_message()
         self.in_message = self.in_head = False
 
@@ -245,13 +277,18 @@ class _Connection(asyncio.Protocol):
         self.body: list[bytes] | None = None
         self.body_size = 0
         self.head_size = -1  # begun in the read under way: counted from the next read on
+        # What the parser handed over of the head: its target, names and values with their
+        # separators (the head's own size, whatever the reads it came in).
+        self.head_bytes = 0
         self.in_message = self.in_head = True
         self.in_body = False
 
     # asyncio's side.
     def connection_made(self, transport) -> None:
         self.transport = transport
-        self.last_data = time.monotonic()
+        self.last_data = self.head_started = time.monotonic()
+        peer = transport.get_extra_info("peername")
+        self.client = str(peer[0]).encode() if peer else b"unknown"
         self.front.connections.add(self)
 
     def connection_lost(self, exc) -> None:
@@ -303,6 +340,7 @@ class _Connection(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self.writes_paused = True
+        self.writes_paused_at = time.monotonic()
         self._read_or_not()
 
     def resume_writing(self) -> None:
@@ -312,15 +350,26 @@ class _Connection(asyncio.Protocol):
     # httptools' side.
     def on_message_begin(self) -> None:
         self._new_message()
+        if self.messages:  # the first request's head counts from the connection's opening
+            self.head_started = self.last_data
+        self.messages += 1
 
     def on_url(self, url: bytes) -> None:
         self.target += url
+        self.head_bytes += len(url)
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers.append((name, value))
+        self.head_bytes += len(name) + len(value) + 4
+        if len(self.headers) > MAX_HEADER_FIELDS:
+            raise _Refusal(_HEAD_TOO_LARGE)
 
     def on_headers_complete(self) -> None:
         self.in_head = False
+        self.head_ended = self.last_data
+        if self.head_bytes > MAX_HEAD_BYTES:
+            # A head that came whole in one read is measured only here.
+            raise _Refusal(_HEAD_TOO_LARGE)
         wanted = self.wanted
         for name, value in self.headers:
             lowered = name.lower()
@@ -358,6 +407,7 @@ class _Connection(asyncio.Protocol):
             answer = self.front.answer(method.decode(), self.target.decode("latin-1"), self.wanted)
             if answer is not None and answer is not PENDING:
                 self.transport.write(answer)
+                self.answered_at = self.last_data
                 if not parser.should_keep_alive():
                     self._close()
                 return
@@ -369,6 +419,7 @@ class _Connection(asyncio.Protocol):
             b"".join(self.body) if self.body is not None else None,
             "chunked" in self.wanted.get("transfer-encoding", "").lower(),
             parser.should_keep_alive(),
+            self.client,
         )
         self._enqueue(request)
 
@@ -395,6 +446,7 @@ class _Connection(asyncio.Protocol):
                 if self.transport.is_closing():
                     return  # the client left
                 self.transport.write(answer)
+                self.answered_at = time.monotonic()
                 self.queue.popleft()
                 self._read_or_not()
                 if not (keep_alive and item.keep_alive) or (self.done and not self.queue):
@@ -442,17 +494,29 @@ class _Connection(asyncio.Protocol):
                 self.transport.pause_reading()
 
     def check_timeouts(self, now: float) -> None:
-        """Called every second: a stalled body is the app's 400; an idle connection goes."""
-        quiet = now - self.last_data
-        if self.done or not self.reading or self.transport.is_closing():
+        """Called every second: a head or body late is a 400; a connection that sends
+        nothing, or waits too long for its next request, goes; so does a client that stops
+        reading its answers."""
+        if self.transport.is_closing():
+            return
+        if self.writes_paused and now - self.writes_paused_at >= WRITE_TIMEOUT_SECONDS:
+            self.transport.abort()  # nothing more can reach it
+            return
+        if self.done or not self.reading:
             return  # not reading: the wait is the front's, not the client's
         if self.in_body:
-            if quiet >= BODY_TIMEOUT_SECONDS:
+            stalled = now - self.last_data >= BODY_TIMEOUT_SECONDS
+            if stalled or now - self.head_ended >= BODY_DEADLINE_SECONDS:
                 self._refuse(_BAD_REQUEST)
-        elif self.in_message and (self.target or self.headers):
-            if quiet >= HEAD_TIMEOUT_SECONDS:
+        elif self.in_message:
+            if now - self.head_started >= HEAD_TIMEOUT_SECONDS:
                 self._refuse(_BAD_REQUEST)
-        elif not self.queue and not self.draining and quiet >= IDLE_TIMEOUT_SECONDS:
+        elif self.queue or self.draining:
+            return  # answers under way: the wait is the app's
+        elif not self.messages:
+            if now - self.head_started >= HEAD_TIMEOUT_SECONDS:
+                self._close()  # nothing sent: nothing to answer
+        elif now - self.answered_at >= KEEP_ALIVE_SECONDS:
             self._close()
 
 

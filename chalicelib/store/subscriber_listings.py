@@ -14,17 +14,22 @@ from chalicelib.store.base import table_meta
 class SubscriberListing(Model):
     """One entry per (list, order) a subscriber appears in.
 
-    hash `listing`: `<page id>#<state>` (every subscriber of the page in that state) or
-    `incident#<incident id>#<state>` (an incident's subscribers); range `order`: the order's
-    letter and the sort value, ending in the subscriber's id so that entries never tie:
-    `a#<address> <id>` (by address, number or endpoint), `c#<created at> <id>`,
-    `q#<quarantined at> <created at> <id>`. A list reads the entries of its page of results
-    (one Query, a `begins_with` on the order), then those subscribers (one BatchGetItem).
+    hash `listing`: `<page id>#<state>` (every subscriber of the page in that state),
+    `incident#<incident id>#<state>` (an incident's subscribers) or
+    `organization#<organization id>#<state>` (those of every page of the organization);
+    range `order`: the order's letter and the sort value, ending in the subscriber's id so
+    that entries never tie: `a#<address> <id>` (by address, number or endpoint),
+    `c#<created at> <id>`, `q#<quarantined at> <created at> <id>`. A list reads the entries
+    of its page of results (one Query, a `begins_with` on the order), then those subscribers
+    (one BatchGetItem).
     """
 
     Meta = table_meta("subscriber-listings")
     listing = UnicodeAttribute(hash_key=True)
     order = UnicodeAttribute(range_key=True)
+    # The subscriber's page: what an organization's list reads the subscriber under. Null in
+    # entries written before it was (a page's list knows its page).
+    page_id = UnicodeAttribute(null=True)
     subscriber_id = UnicodeAttribute()
     kind = UnicodeAttribute()
     # Lowercased address, number or endpoint: what `q` searches.

@@ -161,6 +161,41 @@ def test_the_api_answers_through_the_front(running):
 
 
 @pytest.mark.e2e
+def test_a_70_kb_header_is_the_contracts_431(running):
+    stack, _ = running
+    sent = b"GET /v1/pages HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n"
+    received, closed = exchange(stack.port, sent, answers=1)
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert statuses(received) == [431] and closed
+    assert b"Content-Type: application/json" in head
+    assert json.loads(body) == {"error": "Request header fields too large"}
+
+
+@pytest.mark.e2e
+def test_a_client_naming_another_in_x_forwarded_for_is_still_itself(running):
+    """The console's sign-in counts failures per client: behind the front, a client is the
+    address the front names, never the one a request claims."""
+    stack, _ = running
+    email = f"nobody-{time.time_ns()}@example.com"
+    with requests.Session() as browser:
+
+        def attempt(claimed: str) -> int:
+            form = browser.get(f"{stack.url}/manage/sign-in", timeout=30).text
+            token = re.search(r'name="csrf" value="([^"]*)"', form).group(1)
+            answer = browser.post(
+                f"{stack.url}/manage/sign-in",
+                data={"email": email, "password": "guess", "csrf": token},
+                headers={"X-Forwarded-For": claimed},
+                allow_redirects=False,
+                timeout=30,
+            )
+            return answer.status_code
+
+        assert [attempt(f"198.51.100.{n}") for n in range(5)] == [401] * 5
+        assert attempt("198.51.100.99") == 429
+
+
+@pytest.mark.e2e
 def test_answers_come_in_the_order_of_pipelined_requests(running):
     stack, created = running
     body = json.dumps({"component": {"name": "Pipelined"}}).encode()
