@@ -56,6 +56,8 @@ class Grant(Enum):
 def users_of(page_id: str, limit: int, email: str | None = None) -> list[PageAccessUser]:
     """The page's first `limit` users in creation order (only those with `email`, if given)."""
     if email is not None:
+        if not _email_key(email):
+            return []  # no user has a blank address (and DynamoDB takes no empty key)
         found = PageAccessUser.by_email.query(
             page_id, PageAccessUser.email_key == _email_key(email), limit=limit
         )

@@ -2,29 +2,31 @@
 0-based `page` over subscribers; `limit` and an `after` cursor over long time series."""
 
 from collections.abc import Sequence
+from math import inf
 from typing import TypeVar
 
 from chalicelib.http import errors
+from chalicelib.schemas.common import MAX_PAGE_NUMBER
 
 MAX_PER_PAGE = 100
 T = TypeVar("T")
 
 
-def _whole_number(value: str | None, default: int, minimum: int) -> int:
+def _whole_number(value: str | None, default: int, minimum: int, maximum: float = inf) -> int:
     if value is None or value == "":
         return default
     try:
         number = int(value)
     except ValueError:
         raise errors.bad_request() from None
-    if number < minimum:
+    if not minimum <= number <= maximum:
         raise errors.bad_request()
     return number
 
 
 def page_and_size(query: dict, size_name: str = "per_page") -> tuple[int, int]:
     """The 1-based `page` and the page size asked for (`size_name`, default and max 100)."""
-    page = _whole_number(query.get("page"), 1, 1)
+    page = _whole_number(query.get("page"), 1, 1, MAX_PAGE_NUMBER)
     size = min(_whole_number(query.get(size_name), MAX_PER_PAGE, 1), MAX_PER_PAGE)
     return page, size
 
@@ -45,7 +47,7 @@ def limit_and_offset(query: dict) -> tuple[int, int]:
     """Subscriber lists: `limit` (default and max 100, as Statuspage's v1 since February 2023)
     and a 0-based `page`; the start of that page and its size."""
     limit = min(_whole_number(query.get("limit"), MAX_PER_PAGE, 1), MAX_PER_PAGE)
-    page = _whole_number(query.get("page"), 0, 0)
+    page = _whole_number(query.get("page"), 0, 0, MAX_PAGE_NUMBER)
     return page * limit, limit
 
 

@@ -93,6 +93,11 @@ def _empty_is_none(value):
     return None if isinstance(value, str) and not value.strip() else value
 
 
+# A character that is not blank as `str.strip` sees it (which also strips the separators
+# \x1c-\x1f and \x85, whitespace to Python and not to JSON Schema's `\s`).
+_SHOWN = r"[^\s\x1c-\x1f\x85]"
+
+
 def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("can't be blank")
@@ -121,7 +126,7 @@ Hostname = Annotated[
 ]
 # Blank is refused: at least one character that is not white space.
 Name = Annotated[
-    str, Field(max_length=255), AfterValidator(_not_blank), _documented(minLength=1, pattern=r"\S")
+    str, Field(max_length=255), AfterValidator(_not_blank), _documented(minLength=1, pattern=_SHOWN)
 ]
 Text = Annotated[str, Field(max_length=20000)]
 ShortText = Annotated[str, Field(max_length=255)]
@@ -173,6 +178,10 @@ def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
     return ConfigDict(json_schema_extra=extra)
 
 
+# The deepest page a list answers: a page number past it is a bad request, not a read.
+MAX_PAGE_NUMBER = 1_000_000
+
+
 class Pagination(Schema):
-    page: int | None = Field(None, ge=1, description="1-based page number")
+    page: int | None = Field(None, ge=1, le=MAX_PAGE_NUMBER, description="1-based page number")
     per_page: int | None = Field(None, ge=1, le=100, description="page size, 100 at most")

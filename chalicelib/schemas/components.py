@@ -58,8 +58,14 @@ ComponentIds = Annotated[list[str], BeforeValidator(_ids), AfterValidator(_disti
 GroupMembers = Annotated[ComponentIds, Field(json_schema_extra={"minItems": 1})]
 
 
+# A followed page's address is a sort key of `third-party-sources` (DynamoDB: 1,024 bytes).
+MAX_SUMMARY_URL = 1000
+# What `_summary_url` takes, for the document: a web address whose path ends in summary.json.
+SUMMARY_URL = r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?/[^?#\s]*summary\.json(\?[^#\s]*)?$"
+
+
 def _summary_url(value: str) -> str:
-    if len(value) > 2000 or not value.split("?")[0].endswith("summary.json"):
+    if len(value.encode()) > MAX_SUMMARY_URL or not value.split("?")[0].endswith("summary.json"):
         raise ValueError("must be a status page's summary.json URL (.../api/v2/summary.json)")
     return value
 
@@ -68,7 +74,11 @@ class ThirdPartyLink(Schema):
     """What a third-party component follows: a component of another Statuspage-compatible
     status page."""
 
-    summary_url: Annotated[WebUrl, AfterValidator(_summary_url)] = Field(
+    summary_url: Annotated[
+        WebUrl,
+        AfterValidator(_summary_url),
+        Field(json_schema_extra={"pattern": SUMMARY_URL, "maxLength": MAX_SUMMARY_URL}),
+    ] = Field(
         description="the source page's status API summary, e.g. "
         "https://www.githubstatus.com/api/v2/summary.json"
     )

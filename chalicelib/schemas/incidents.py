@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from chalicelib.domain.incident_states import REALTIME, SCHEDULED
-from chalicelib.schemas.common import Clearable, Name, OutSchema, Schema, Text, wrapper_required
+from chalicelib.schemas.common import (
+    MAX_PAGE_NUMBER,
+    Clearable,
+    Name,
+    OutSchema,
+    Schema,
+    Text,
+    wrapper_required,
+)
 from chalicelib.schemas.components import ComponentOut
 
 ComponentStatus = Literal[
@@ -267,6 +275,6 @@ class IncidentTemplateOut(OutSchema):
 
 class IncidentListQuery(Schema):
     q: str | None = Field(None, description="search text in names and update bodies")
-    page: int | None = Field(None, ge=1, description="1-based page number")
+    page: int | None = Field(None, ge=1, le=MAX_PAGE_NUMBER, description="1-based page number")
     per_page: int | None = Field(None, ge=1, le=100, description="page size, 100 at most")
     limit: int | None = Field(None, ge=1, le=100, description="alias of per_page")

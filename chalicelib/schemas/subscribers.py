@@ -5,7 +5,14 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, field_validator
 
 from chalicelib.domain import sms_countries
-from chalicelib.schemas.common import Clearable, Email, OutSchema, Schema, WebUrl
+from chalicelib.schemas.common import (
+    MAX_PAGE_NUMBER,
+    Clearable,
+    Email,
+    OutSchema,
+    Schema,
+    WebUrl,
+)
 
 Kind = Literal["email", "sms", "webhook"]
 
@@ -127,7 +134,7 @@ class SubscriberListQuery(Schema):
     type: Kind | None = None
     state: Literal["active", "unconfirmed", "quarantined", "all"] | None = None
     limit: int | None = Field(None, ge=1)
-    page: int | None = Field(None, ge=0, description="0-based")
+    page: int | None = Field(None, ge=0, le=MAX_PAGE_NUMBER, description="0-based")
     sort_field: Literal["primary", "created_at", "quarantined_at"] | None = None
     sort_direction: Literal["asc", "desc"] | None = None
 

@@ -72,6 +72,8 @@ def fuzzed(chalice_app) -> Populated:
     database=None,
 )
 def test_no_request_of_the_official_description_breaks_the_service(case, fuzzed):
+    if case.method.upper() == "OPTIONS":
+        return  # answered by API Gateway (and Chalice's local gateway), never by the app
     with_real_ids(case, fuzzed.ids)
     case.headers = {**(case.headers or {}), "Authorization": f"OAuth {fuzzed.world.api_key}"}
     response = send(fuzzed.api.client, case, base_url="http://testserver/v1")

@@ -134,3 +134,36 @@ def test_components_metrics_and_subscribers_per_page_are_bounded(world, monkeypa
     over = world.api.post(f"{base}/subscribers", {"subscriber": {"email": "b@example.com"}})
     assert over.status == 422
     assert over.json["errors"] == {"subscriber": ["a page has at most 1 subscribers"]}
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["subscribers?page=1088580917510890225401856", "incidents?page=99999999999999999999"],
+)
+def test_a_page_number_past_any_list_is_refused(world, path):
+    answer = world.api.get(f"/v1/pages/{world.page_id}/{path}")
+    assert (answer.status, answer.json["error"]) in (
+        (400, "Bad request"),
+        (422, "Unprocessable entity"),  # the query's schema names `page`
+    ), answer.text
+
+
+def test_a_blank_email_finds_no_page_access_user(world):
+    answer = world.api.get(f"/v1/pages/{world.page_id}/page_access_users?email=%1C")
+    assert answer.status == 200, answer.text
+    assert answer.json == []
+
+
+def test_a_followed_address_longer_than_a_key_holds_is_refused(world):
+    long_url = "https://status.example.com/" + "a" * 1000 + "/api/v2/summary.json"
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/components",
+        {
+            "component": {
+                "name": "Far",
+                "third_party": {"summary_url": long_url, "component_id": "x"},
+            }
+        },
+    )
+    assert answer.status == 422, answer.text
+    assert "third_party.summary_url" in answer.json["errors"]
