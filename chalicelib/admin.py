@@ -4,17 +4,21 @@
     python -m chalicelib.admin create-key --user USER_ID
     python -m chalicelib.admin set-password --user USER_ID
     python -m chalicelib.admin index-recipients
+    python -m chalicelib.admin repair-journal [--data-dir .data]
     python -m chalicelib.admin import --from-url URL --from-key KEY --page PAGE_ID \
         --organization ORGANIZATION_ID [--into OUR_PAGE_ID] [--rate 1] [--dry-run]
 
 On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
-and AWS credentials, to the deployed tables.
+and AWS credentials, to the deployed tables. `repair-journal` works on the local stack's data
+directory, with the stack stopped (docs/local-data.md).
 """
 
 import argparse
 import json
 import os
+import shutil
 import sys
+from pathlib import Path
 
 from chalicelib.environment import use_local_emulator_if_local
 
@@ -164,6 +168,23 @@ def _import(args) -> dict:
         raise SystemExit(f"error: {error}") from None
 
 
+def _repair_journal(args) -> dict:
+    from chalicelib.local.journal_files import JournalBusy
+    from chalicelib.local.journal_repair import repair
+
+    data_dir = Path(args.data_dir).resolve()
+    try:
+        report = repair(data_dir)
+    except JournalBusy as busy:
+        raise SystemExit(f"error: {busy}") from None
+    site = Path(os.environ.get("SITE_DIR") or data_dir / "site").resolve()
+    if report["repaired"] and site.is_dir():
+        # Its files show writes the repair dropped: the next start publishes every page anew.
+        shutil.move(site, Path(report["kept_in"]) / "site")
+        report["site_set_aside"] = str(site)
+    return report
+
+
 def _bootstrap(args) -> dict:
     return bootstrap(args.organization_name, args.page_name)
 
@@ -238,6 +259,13 @@ def parser() -> argparse.ArgumentParser:
         "index-recipients", help="recipient items for subscribers stored before they existed"
     )
     command.set_defaults(run=_index_recipients)
+
+    command = commands.add_parser(
+        "repair-journal",
+        help="after damage the local stack refused to start on: keep a copy, drop the damage",
+    )
+    command.add_argument("--data-dir", default=os.environ.get("DATA_DIR", ".data"))
+    command.set_defaults(run=_repair_journal)
     return root
 
 

@@ -36,7 +36,11 @@ def main() -> int:
 
     data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
     storage = emulator.child_process(moto_port, data_dir, emulator.declared_queues(app)).launch()
-    had_data = storage.ready() == "data"
+    try:
+        had_data = storage.ready() == "data"
+    except RuntimeError as refused:  # a damaged data directory, say: its line, no traceback
+        print(f"error: {refused}", file=sys.stderr, flush=True)
+        return 1
     functions = workers.child_process(tick_seconds).launch()  # starts while this process goes on
     index_recipients()  # data of an earlier version: subscribers without recipient items
     publish_all()  # pages of an earlier version, or published under other settings

@@ -10,6 +10,7 @@ long as the stack's: it dies with its parent, however the parent stops (SIGKILL 
 """
 
 import io
+import os
 import sys
 import threading
 from pathlib import Path
@@ -29,6 +30,7 @@ from werkzeug.wrappers import Response
 from chalicelib import config
 from chalicelib.local import child, moto_costs
 from chalicelib.local.journal import Journal
+from chalicelib.local.journal_files import JournalRefused
 from chalicelib.store.tables import create_all
 
 
@@ -149,7 +151,12 @@ def serve(port: int, data_dir: Path, queues: list[str]) -> None:
     found data."""
 
     def start(stopped) -> str:
-        return "data" if Emulator(port, data_dir).start(queues) else "empty"
+        try:
+            return "data" if Emulator(port, data_dir).start(queues) else "empty"
+        except JournalRefused as refused:
+            # In place of the ready line: the stack's process says it and stops.
+            print(refused.explained(), flush=True)
+            os._exit(1)
 
     child.serve_until_stopped(start)
 

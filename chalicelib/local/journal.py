@@ -1,4 +1,5 @@
-"""The emulator's journal: every write it acknowledged outlives any kind of stop.
+"""The emulator's journal: every write it acknowledged outlives any kind of stop, and a damaged
+byte on disk stops the start rather than be served or lose what follows it.
 
 moto keeps its state in memory only. This WSGI middleware sits at the emulator's HTTP boundary
 and appends each successful DynamoDB write, and each SQS send and delete, to a log file before
@@ -17,9 +18,8 @@ rebuilds exactly the acknowledged state, conditional writes and counters include
 as the messages sent and not yet deleted: one received but not deleted at the stop comes back
 after the restart, as it would after its visibility timeout on AWS.
 
-Files in the data directory: `snapshot.json` (`covers`: the last log generation it includes)
-and `journal-<generation>.log` (one JSON record a line; a torn last line is a write that was
-never acknowledged, and is skipped).
+Its files, their checksums and what a start does with damage: `journal_files.py`; starting
+again without a damaged part: `journal_repair.py` (`make admin ARGS="repair-journal"`).
 """
 
 import io
@@ -27,10 +27,23 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+from chalicelib.local.journal_files import (
+    LEGACY_SNAPSHOT,
+    LOCK_WAIT_SECONDS,
+    PRIVATE_FILE,
+    SNAPSHOT,
+    checksum_of,
+    claim,
+    log_files,
+    read_stored,
+    seal,
+    write_all,
+    write_durably,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,9 +52,6 @@ SQS = "AmazonSQS"
 DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 SQS_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch"}
 COMPACT_AFTER = 20_000
-SNAPSHOT = "snapshot.json"
-# Written by the stack before the journal existed: the tables only, loaded once if found.
-LEGACY_SNAPSHOT = "dynamodb.json"
 
 
 class Journal:
@@ -56,6 +66,7 @@ class Journal:
         self.records = 0
         self.compact_after = COMPACT_AFTER
         self.log: int | None = None  # the open log's descriptor; None until recovered
+        self.held: int | None = None  # the descriptor that holds `journal.lock`
         self.messages: dict[str, dict] = {}  # SQS message id -> its region, queue and body
         self.receipts: dict[str, str] = {}  # receipt handle -> message id
 
@@ -120,7 +131,7 @@ class Journal:
         for record in records:
             _apply_message(self.messages, record)
         if records:
-            os.write(self.log, "".join(json.dumps(r) + "\n" for r in records).encode())
+            write_all(self.log, b"".join(seal(record) + b"\n" for record in records))
             self.records += len(records)
         if self.records >= self.compact_after:
             self._compact()
@@ -129,21 +140,20 @@ class Journal:
 
     def recover(self) -> bool:
         """Load the snapshot and replay the logs after it, then compact them into a new
-        snapshot and start logging. True when there was data to load."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        snapshot = self._read_snapshot()
-        covers = snapshot.get("covers", 0)
-        logs = sorted((g, path) for g, path in self._logs() if g > covers)
-        for region, tables in snapshot.get("tables", {}).items():
+        snapshot and start logging. True when there was data to load. Raises `JournalDamage`
+        (having changed no file) when a file cannot be trusted, `JournalBusy` when another
+        process holds the directory."""
+        self.held = claim(self.directory, LOCK_WAIT_SECONDS)
+        stored = read_stored(self.directory, next(iter(self.regions)))
+        for region, tables in stored.snapshot.get("tables", {}).items():
             self.regions.add(region)
             for table, items in tables.items():
                 self._load_items(region, table, items)
-        self.messages = dict(snapshot.get("messages", {}))
-        for _, path in logs:
-            for record in _read_log(path):
-                self._replay(record)
+        self.messages = dict(stored.snapshot.get("messages", {}))
+        for record in stored.records:
+            self._replay(record)
         self.messages = self._send_again(self.messages)
-        self.generation = max([covers, *(generation for generation, _ in logs)])
+        self.generation = stored.generation
         compacted = self._compact()
         return any(items for tables in compacted["tables"].values() for items in tables.values())
 
@@ -155,12 +165,20 @@ class Journal:
             "tables": {region: self._scan_region(region) for region in sorted(self.regions)},
             "messages": self.messages,
         }
-        _write_atomically(self.directory / SNAPSHOT, json.dumps(snapshot))
+        sealed = seal(snapshot)
+        # On disk before the logs it covers are deleted, so a power loss finds one or the other.
+        write_durably(self.directory / SNAPSHOT, sealed)
         self.generation = covers + 1
+        header = {"log": self.generation, "follows": covers, "snapshot": checksum_of(sealed)}
         old, self.log = (
             self.log,
-            os.open(self._log_path(self.generation), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644),
+            os.open(
+                self._log_path(self.generation),
+                os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND,
+                PRIVATE_FILE,
+            ),
         )
+        write_all(self.log, seal(header) + b"\n")
         if old is not None:
             os.close(old)
         self.records = 0
@@ -168,25 +186,11 @@ class Journal:
             len(items) for tables in snapshot["tables"].values() for items in tables.values()
         )
         self.compact_after = max(COMPACT_AFTER, stored)
-        for generation, path in self._logs():
+        for generation, path in log_files(self.directory):
             if generation <= covers:
                 path.unlink()
         (self.directory / LEGACY_SNAPSHOT).unlink(missing_ok=True)
         return snapshot
-
-    def _read_snapshot(self) -> dict:
-        path = self.directory / SNAPSHOT
-        if path.exists():
-            return json.loads(path.read_text())
-        legacy = self.directory / LEGACY_SNAPSHOT
-        if legacy.exists():
-            # The old format held the tables as boto3 returned them: no binary attributes.
-            return {"tables": {next(iter(self.regions)): json.loads(legacy.read_text())}}
-        return {}
-
-    def _logs(self) -> Iterator[tuple[int, Path]]:
-        for path in self.directory.glob("journal-*.log"):
-            yield int(path.stem.removeprefix("journal-")), path
 
     def _log_path(self, generation: int) -> Path:
         return self.directory / f"journal-{generation}.log"
@@ -296,20 +300,4 @@ def _apply_message(messages: dict[str, dict], record: dict) -> None:
         messages.pop(record["delete"], None)
 
 
-def _read_log(path: Path) -> Iterator[dict]:
-    for line in path.read_text().splitlines():
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            # The process died mid-write: that write was never acknowledged.
-            logger.warning("%s ends with a torn record; skipped", path.name)
-            return
-
-
-def _write_atomically(target: Path, text: str) -> None:
-    temporary = target.with_suffix(".tmp")
-    with open(temporary, "w") as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, target)
+# Reading the data directory, every byte checked.

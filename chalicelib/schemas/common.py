@@ -10,6 +10,8 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic import BaseModel as PydanticModel
 from pydantic_core import core_schema
 
+from chalicelib.http.pagination import MAX_PAGE_NUMBER
+
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 # The local part in printable ASCII ("!" to "?" and "A" to "~": all but "@" and spaces): SES,
 # like SMTP without extensions, cannot send to any other. The domain may be international.
@@ -176,10 +178,6 @@ def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
             schema["properties"][wrapper] = {"allOf": [inner, required]}
 
     return ConfigDict(json_schema_extra=extra)
-
-
-# The deepest page a list answers: a page number past it is a bad request, not a read.
-MAX_PAGE_NUMBER = 1_000_000
 
 
 class Pagination(Schema):

@@ -7,8 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AliasChoices, Field, field_validator
 
 from chalicelib.domain.incident_states import REALTIME, SCHEDULED
+from chalicelib.http.pagination import MAX_PAGE_NUMBER
 from chalicelib.schemas.common import (
-    MAX_PAGE_NUMBER,
     Clearable,
     Name,
     OutSchema,

@@ -5,8 +5,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, field_validator
 
 from chalicelib.domain import sms_countries
+from chalicelib.http.pagination import MAX_PAGE_NUMBER
 from chalicelib.schemas.common import (
-    MAX_PAGE_NUMBER,
     Clearable,
     Email,
     OutSchema,
