@@ -36,7 +36,7 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-test: lint infra-check chromium
+test: lint infra-check chromium node
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
@@ -45,6 +45,14 @@ test: lint infra-check chromium
 chromium:
 	@(command -v chromium && command -v chromedriver) >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver)
+
+# The CloudFront functions of the published site (infra/cloudfront/) are tested with node's
+# test runner, from pytest (tests/infra/test_cloudfront_functions.py): Debian's nodejs,
+# installed once, when missing.
+.PHONY: node
+node:
+	@command -v node >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
 
 # `make test` fuzzes every operation of /v1/openapi.json and of Statuspage's own description
 # with a few examples each; this runs the same tests with many more (FUZZ_EXAMPLES per
@@ -56,11 +64,9 @@ fuzz: $(VENV)/.dev
 # The published site's bench loads the public page with wrk and compares it with a bare node
 # server answering the same bytes: both from Debian's packages, installed once, when missing.
 .PHONY: wrk
-wrk:
+wrk: node
 	@command -v wrk >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wrk)
-	@command -v node >/dev/null || \
-		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
 
 bench: $(VENV)/.dev wrk
 	$(PY) -m pytest -q -m bench -s tests/bench

@@ -67,3 +67,10 @@ def delivery_lease_seconds() -> int:
 def site_bucket() -> str:
     """The S3 bucket of the published site on AWS; empty under `make run`, where it is a folder."""
     return os.environ.get("SITE_BUCKET", "")
+
+
+def site_hosts_store() -> str:
+    """The ARN of the CloudFront KeyValueStore that tells the CDN which page each host and
+    `/s/{ref}` serves, and which of its paths are files (`chalicelib.sitestore.hosts`); empty
+    under `make run`, whose front reads the manifests instead."""
+    return os.environ.get("SITE_HOSTS_STORE", "")

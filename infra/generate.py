@@ -6,10 +6,12 @@ Writes two files that are committed (a test fails when they and the code disagre
   one DynamoDB table per PynamoDB model of `chalicelib.store` (keys, indexes, TTL, point-in-time
   recovery, on-demand billing); for each queue an `@app.on_sqs_message` function reads, the
   queue (Chalice only refers to it by name) with a dead-letter queue and a redrive policy; the
-  S3 bucket of the published site (private); the signing secret (Secrets Manager, generated);
-  the IAM policies of the functions' roles; the deployment's own settings as stack parameters;
-  and, merged into the functions Chalice emits, their names, those settings, the site bucket's
-  name, the signing secret's ARN, and `DependsOn`.
+  S3 bucket of the published site (private) and the CloudFront distribution readers reach it
+  through (`infra/cdn.py`: Origin Access Control, the viewer functions and their
+  KeyValueStore); the signing secret (Secrets Manager, generated); the IAM policies of the
+  functions' roles; the deployment's own settings as stack parameters; and, merged into the
+  functions Chalice emits, their names, those settings, the site bucket's name, the signing
+  secret's ARN, the routing store's ARN, and `DependsOn`.
 - `.chalice/policy-<stage>.json`, the policy Chalice gives each function's role
   (`autogen_policy` is false): writing to the function's own log groups, nothing else.
 
@@ -28,6 +30,8 @@ from typing import Any
 from chalice.config import Config
 from chalice.constants import DEFAULT_LAMBDA_TIMEOUT
 from chalice.utils import to_cfn_resource_name
+
+from infra import cdn
 
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCES_FILE = ROOT / "infra" / "resources.json"
@@ -62,11 +66,13 @@ QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQue
 EMAIL_ACTIONS = ["ses:SendRawEmail"]
 EMAIL_IDENTITY_ACTIONS = ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes"]
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
-# chalicelib/sitestore/bucket.py: the published site's files (DeleteObjects is DeleteObject).
-SITE_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
-# ListObjectsV2, for deleting a page's files; it also makes a missing key NoSuchKey, not
-# AccessDenied, to GetObject.
-SITE_LISTING_ACTIONS = ["s3:ListBucket"]
+# chalicelib/sitestore/bucket.py: the published site's files (DeleteObjects is DeleteObject),
+# for the publish function only (`cdn.publisher_statements`); the API may not write the bucket.
+SITE_OBJECT_ACTIONS = cdn.SITE_OBJECT_ACTIONS
+SITE_LISTING_ACTIONS = cdn.SITE_LISTING_ACTIONS
+# The function that writes the site, and the one that withdraws a page from the CDN's routing.
+SITE_PUBLISHER = "publish_pages"
+SITE_WITHDRAWER = "api_handler"
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
 # chalicelib/domain/signing.py: the signing secret, read once per cold start.
 SECRET_ACTIONS = ["secretsmanager:GetSecretValue"]
@@ -307,8 +313,9 @@ def queue_resources(stage: str) -> dict[str, dict]:
 
 
 def site_resources() -> dict[str, dict]:
-    """The bucket the publish function writes the public pages to: private (CloudFront will
-    read it through Origin Access Control), versioned, encrypted, owner-enforced."""
+    """The bucket the publish function writes the public pages to: private (CloudFront reads
+    it through Origin Access Control, `cdn.BUCKET_POLICY`), versioned (a bad publish is rolled
+    back by restoring the objects' previous versions), encrypted, owner-enforced."""
     return {
         SITE_BUCKET: {
             "Type": "AWS::S3::Bucket",
@@ -407,18 +414,6 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
         )
     statements += [
         {
-            "Sid": "SiteFiles",
-            "Effect": "Allow",
-            "Action": SITE_OBJECT_ACTIONS,
-            "Resource": {"Fn::Sub": f"${{{SITE_BUCKET}.Arn}}/*"},
-        },
-        {
-            "Sid": "SiteListing",
-            "Effect": "Allow",
-            "Action": SITE_LISTING_ACTIONS,
-            "Resource": _arn(SITE_BUCKET),
-        },
-        {
             "Sid": "SigningSecret",
             "Effect": "Allow",
             "Action": SECRET_ACTIONS,
@@ -457,7 +452,8 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
                 "Roles": [{"Ref": function["role"]} for function in every_function],
                 "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
             },
-        }
+        },
+        **site_policies(stage),
     }
     for function in every_function:
         if function["queue"]:
@@ -480,6 +476,32 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
                 },
             }
     return resources
+
+
+# The site's policies, by the function whose role they are on.
+SITE_POLICIES = {SITE_PUBLISHER: "SitePublisherPolicy", SITE_WITHDRAWER: "SiteWithdrawalPolicy"}
+
+
+def site_policies(stage: str) -> dict[str, dict]:
+    """The publish function writes the pages' prefixes of the bucket and keeps the CDN's
+    routing; the API only withdraws a page from that routing (and may not write the bucket).
+    No other function touches either."""
+    roles = {function["name"]: function["role"] for function in functions(stage)}
+    statements = {
+        SITE_PUBLISHER: cdn.publisher_statements(SITE_BUCKET),
+        SITE_WITHDRAWER: cdn.withdrawal_statements(),
+    }
+    return {
+        logical_id: {
+            "Type": "AWS::IAM::Policy",
+            "Properties": {
+                "PolicyName": logical_id.removesuffix("Policy").lower(),
+                "Roles": [{"Ref": roles[name]}],
+                "PolicyDocument": {"Version": "2012-10-17", "Statement": statements[name]},
+            },
+        }
+        for name, logical_id in SITE_POLICIES.items()
+    }
 
 
 # The function that sends: it scales out by batch, up to the `DeliveryConcurrency` parameter.
@@ -512,6 +534,8 @@ def function_overrides(stage: str) -> dict[str, dict]:
         depends_on = ["AppPolicy"]
         if function["queue"]:
             depends_on.append(function["logical_id"] + "QueuePolicy")
+        if function["name"] in SITE_POLICIES:
+            depends_on.append(SITE_POLICIES[function["name"]])
         variables = {
             spec["variable"]: {"Ref": name}
             for name, spec in PARAMETERS.items()
@@ -519,6 +543,7 @@ def function_overrides(stage: str) -> dict[str, dict]:
         }
         variables[SITE_BUCKET_VARIABLE] = {"Ref": SITE_BUCKET}
         variables[SIGNING_SECRET_VARIABLE] = {"Ref": SIGNING_SECRET}
+        variables[cdn.HOSTS_STORE_VARIABLE] = {"Fn::GetAtt": [cdn.HOSTS_STORE, "Arn"]}
         properties = {
             "FunctionName": function["function_name"],
             "Environment": {"Variables": variables},
@@ -581,18 +606,27 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
         name: {key: value for key, value in spec.items() if key != "variable"}
         for name, spec in PARAMETERS.items()
     }
+    chalice_config = _chalice_config(stage, "api_handler")
     return {
         "Description": f"Status page service, stage {stage} (generated by infra/generate.py)",
-        "Parameters": parameters,
+        "Parameters": {**parameters, **cdn.PARAMETERS},
+        "Conditions": cdn.CONDITIONS,
         "Resources": {
             **tables,
             **queues,
             **site_resources(),
+            **cdn.resources(
+                f"{chalice_config.app_name}-{stage}",
+                SITE_BUCKET,
+                REST_API,
+                chalice_config.api_gateway_stage,
+            ),
             **secret_resources(stage),
             **policy_resources(stage, tables, queues),
             **function_overrides(stage),
             **api_overrides(),
         },
+        "Outputs": cdn.outputs(),
     }
 
 

@@ -23,6 +23,7 @@ import gzip
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
 from chalicelib.public import caching, content, site
 from chalicelib.public import snapshot as page_snapshot
-from chalicelib.sitestore import SiteStore, current
+from chalicelib.sitestore import SiteStore, current, hosts
 from chalicelib.store import snapshots
 from chalicelib.store.models import Page
 
@@ -66,6 +67,8 @@ class Build:
     due: datetime
     manifests: dict[str, dict] = field(default_factory=dict)
     files: dict[str, list[site.File]] = field(default_factory=dict)
+    # When its reads began (epoch seconds): a withdrawal after it is newer than the build.
+    started: float = 0.0
 
     @property
     def version(self) -> tuple[int, str]:
@@ -81,10 +84,21 @@ def request_committed(committed: Committed) -> None:
 def withdraw_if_hidden(page: Page) -> None:
     """A page just made private or audience-specific: its files say so before the write
     is answered, and give way to the app, rather than a publish later (a publish of the page
-    as it was, still on its way, is older and gives way in turn)."""
+    as it was, still on its way, is older and gives way in turn).
+
+    On AWS the API may not write the bucket: the CDN's routing sends every path of the page
+    to the app before the answer (`hosts.withdraw`), and the publish function removes the
+    files, asked at once."""
     profile = pages.profile_of(page)
     if content.is_private(profile) or content.is_audience_specific(profile):
-        publish_page(page.id, force=True)
+        if config.site_bucket():
+            try:
+                hosts.withdraw(page.id)
+            except Exception as error:  # the publish asked next withdraws it too, seconds later
+                logger.exception("withdrawal of page %s from the CDN failed: %s", page.id, error)
+            request(page.id, force=True)
+        else:
+            publish_page(page.id, force=True)
 
 
 def request(page_id: str, delay_seconds: int = 0, *, force: bool = False) -> None:
@@ -160,6 +174,7 @@ def _current(item: snapshots.PageSnapshot) -> bool:
 
 def build(page_id: str, store: SiteStore) -> Build | None:
     """The page's files from one consistent read; None when there is no such page."""
+    started = time.time()
     snapshot = page_snapshot.refresh(page_id, stored=False)
     if snapshot is None:
         return None
@@ -173,6 +188,7 @@ def build(page_id: str, store: SiteStore) -> Build | None:
         snapshot.changes,
         datetime.now(UTC).isoformat(),  # wall time: it orders real publishes
         due=_due(snapshot.content, now),
+        started=started,
     )
     dynamic = site.is_dynamic(snapshot)
     keys = site.incident_keys(snapshot)
@@ -241,24 +257,38 @@ def _due(data: dict, now: datetime) -> datetime:
 
 def save(built: Build, store: SiteStore) -> bool:
     """Store the build under the page's lock, unless a version as new or newer is there:
-    files first, then each manifest, the version marker last. False when it gave way."""
+    files first, then each manifest, the version marker last. False when it gave way.
+
+    Only what changed is written: files whose body or headers changed, manifests that
+    changed, and the marker when anything did (or the snapshot's version moved on, which an
+    older build must give way to). Publishing an unchanged page again writes nothing. On AWS
+    the CDN's routing (`hosts.Routing`) learns of new paths and places after their files are
+    written, and forgets old ones before their files are deleted."""
     with _exclusive(store, built.page_id):
         marker = _read_json(store, _marker_path(built.page_id))
         if marker is not None and (marker["changes"], marker["rendered_at"]) >= built.version:
             return False
+        routing = hosts.Routing.of(built.page_id, built.manifests, (marker or {}).get("routing"))
+        routing.before_files(built.started)
+        wrote = False
         for folder, manifest in built.manifests.items():
-            _save_mount(store, built.page_id, folder, manifest, built.files[folder])
+            wrote |= _save_mount(store, built.page_id, folder, manifest, built.files[folder])
         for folder in (marker or {}).get("mounts", []):
             if folder not in built.manifests:
                 _remove_mount(store, built.page_id, folder)
-        marker = {
+                wrote = True
+        routed = routing.after_files(built.started)
+        new_marker = {
             "page_id": built.page_id,
             "changes": built.changes,
             "rendered_at": built.rendered_at,
             "mounts": sorted(built.manifests),
             "settings": settings(),
+            **({"routing": routed} if routed is not None else {}),
         }
-        store.write(_marker_path(built.page_id), json.dumps(marker).encode(), _JSON)
+        unchanged = ("changes", "mounts", "settings", "routing")
+        if wrote or marker is None or any(marker.get(k) != new_marker.get(k) for k in unchanged):
+            store.write(_marker_path(built.page_id), json.dumps(new_marker).encode(), _JSON)
     return True
 
 
@@ -267,7 +297,9 @@ _JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
 def _save_mount(
     store: SiteStore, page_id: str, folder: str, manifest: dict, files: list[site.File]
-) -> None:
+) -> bool:
+    """Write the mount's changed files and its manifest if it changed, then delete the files
+    it no longer names; whether anything was written."""
     old = _read_json(store, f"{folder}/{MANIFEST}")
     if old is not None and old.get("page_id") != page_id:
         store.delete_tree(f"{folder}/")  # a host or subdomain another page had before
@@ -275,26 +307,32 @@ def _save_mount(
     for file in files:
         entry = manifest["files"][file.key]
         path = f"{folder}/{file.name}"
-        store.write(path, file.body, file.headers)
+        store.write(path, file.body, file.headers, file.status)
         if "gzip" in entry["encodings"]:
-            store.write(path + ".gz", gzip.compress(file.body, GZIP_LEVEL, mtime=0), file.headers)
+            compressed = gzip.compress(file.body, GZIP_LEVEL, mtime=0)
+            store.write(path + ".gz", compressed, file.headers, file.status)
         if "br" in entry["encodings"]:
-            store.write(
-                path + ".br", brotli.compress(file.body, quality=BROTLI_QUALITY), file.headers
-            )
-    store.write(f"{folder}/{MANIFEST}", json.dumps(manifest).encode(), _JSON)
+            compressed = brotli.compress(file.body, quality=BROTLI_QUALITY)
+            store.write(path + ".br", compressed, file.headers, file.status)
+    changed = manifest != old
+    if changed:
+        store.write(f"{folder}/{MANIFEST}", json.dumps(manifest).encode(), _JSON)
     kept = {entry["file"] for entry in manifest["files"].values()}
+    suffixes = ("", ".gz", ".br") if store.precompressed else ("",)
     for entry in (old or {}).get("files", {}).values():
         if entry["file"] not in kept:
-            for suffix in ("", ".gz", ".br"):
+            for suffix in suffixes:
                 store.delete(f"{folder}/{entry['file']}{suffix}")
+    return bool(files) or changed
 
 
 def remove(page_id: str, store: SiteStore | None = None) -> None:
-    """A page that is gone: every mount it had, then its marker."""
+    """A page that is gone: out of the CDN's routing, then every mount it had, then its
+    marker."""
     store = store or current()
     with _exclusive(store, page_id):
         marker = _read_json(store, _marker_path(page_id)) or {}
+        hosts.forget(page_id, marker.get("mounts", []))
         for folder in marker.get("mounts", []):
             _remove_mount(store, page_id, folder)
         store.delete(_marker_path(page_id))
@@ -308,9 +346,12 @@ def _remove_mount(store: SiteStore, page_id: str, folder: str) -> None:
 
 
 def is_published(page_id: str, store: SiteStore | None = None) -> bool:
-    """Whether the page's files were published, under today's settings."""
+    """Whether the page's files were published, under today's settings (on AWS: and are in
+    the CDN's routing, which a version before it did not keep)."""
     marker = _read_json(store or current(), _marker_path(page_id))
-    return marker is not None and marker.get("settings") == settings()
+    if marker is None or marker.get("settings") != settings():
+        return False
+    return "routing" in marker or not hosts.enabled()
 
 
 @contextmanager

@@ -122,7 +122,11 @@ def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
 
 
 def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
-    host = request.headers.get("host", "").split(":")[0].strip().lower().rstrip(".")
+    # Behind CloudFront, API Gateway gets its own name as `Host`: the reader's comes in
+    # `X-Forwarded-Host` (infra/cloudfront/viewer-request.js). Any client may send one; it
+    # names a page whose public view anyone gets at that host anyway.
+    named = request.headers.get("x-forwarded-host") or request.headers.get("host", "")
+    host = named.split(":")[0].strip().lower().rstrip(".")
     if not _HOST.match(host):
         return None, "", ""
     scheme = request.headers.get("x-forwarded-proto", "https")

@@ -1,11 +1,21 @@
-"""The site store as an S3 bucket (`SITE_BUCKET`), on AWS.
+"""The site store as an S3 bucket (`SITE_BUCKET`), on AWS, read by CloudFront.
 
 S3 replaces an object whole on every PUT, so a reader sees the old file or the new one. The
 headers S3 serves itself (type, caching, encoding) are the object's own fields; the others
 (CSP, X-Frame-Options, CORS, Vary, Location, ...) ride along as its user metadata, lowercase,
-for CloudFront to turn back into response headers. S3 gives every object its ETag.
+with the answer's status when it is not 200: CloudFront's viewer-response function
+(`infra/cloudfront/viewer-response.js`) turns them back into the answer's headers and status.
+
+A file CloudFront may keep gets `stale-while-revalidate` and `stale-if-error` beside its short
+`max-age` (`for_cdn`), so CloudFront keeps answering with the last copy while S3 fails; the
+viewer-response function takes them off again for browsers.
+
+Each object carries the hash of what it holds (`content-sha256`): a write of what is there
+already is a HEAD and no PUT, so publishing an unchanged page writes nothing.
 """
 
+import hashlib
+import json
 from contextlib import AbstractContextManager
 from functools import lru_cache
 
@@ -20,8 +30,17 @@ OBJECT_FIELDS = {
     "cache-control": "CacheControl",
     "content-encoding": "ContentEncoding",
 }
+# The user metadata of the content hash, and of a status other than 200.
+HASH_METADATA = "content-sha256"
+STATUS_METADATA = "status"
+# S3 refuses an object whose user metadata (names and values) exceeds 2 KB.
+MAX_METADATA_BYTES = 2048
 # DeleteObjects takes at most 1000 keys a call, as many as one ListObjectsV2 page holds.
 KEYS_PER_DELETE = 1000
+# What CloudFront may do past `max-age` with a published file: answer with it while it fetches
+# the new one, and keep answering with it for a day while S3 cannot answer.
+STALE_WHILE_REVALIDATE_SECONDS = 30
+STALE_IF_ERROR_SECONDS = 86400
 
 
 @lru_cache(maxsize=1)
@@ -35,6 +54,30 @@ def _key(path: str) -> str:
     if any(part in ("", ".", "..") for part in path.split("/")):
         raise ValueError(f"{path!r} is not a file of the site")
     return path
+
+
+def for_cdn(cache_control: str) -> str:
+    """`Cache-Control` as CloudFront gets it: a shared answer keeps its short `max-age` and
+    gains `stale-while-revalidate` and `stale-if-error`; an answer no shared cache may keep
+    (`no-store`, `private`, `no-cache`) is left as it is."""
+    names = {part.split("=", 1)[0].strip().lower() for part in cache_control.split(",")}
+    if "public" not in names or names & {"no-store", "private", "no-cache"}:
+        return cache_control
+    added = [
+        f"{name}={seconds}"
+        for name, seconds in (
+            ("stale-while-revalidate", STALE_WHILE_REVALIDATE_SECONDS),
+            ("stale-if-error", STALE_IF_ERROR_SECONDS),
+        )
+        if name not in names
+    ]
+    return ", ".join([cache_control, *added])
+
+
+def content_hash(body: bytes, fields: dict[str, str], metadata: dict[str, str]) -> str:
+    """What an object holds: its bytes, its fields and its metadata."""
+    described = json.dumps([fields, metadata], sort_keys=True).encode()
+    return hashlib.sha256(hashlib.sha256(body).digest() + described).hexdigest()
 
 
 class BucketStore:
@@ -56,7 +99,9 @@ class BucketStore:
             raise
         return answer["Body"].read()
 
-    def write(self, path: str, body: bytes, headers: dict[str, str]) -> None:
+    def write(self, path: str, body: bytes, headers: dict[str, str], status: int = 200) -> None:
+        """Put the file, unless the object holds the same already (a HEAD, no PUT)."""
+        key = _key(path)
         fields: dict[str, str] = {}
         metadata: dict[str, str] = {}
         for name, value in headers.items():
@@ -65,9 +110,27 @@ class BucketStore:
                 fields[OBJECT_FIELDS[lower]] = value
             else:
                 metadata[lower] = value
-        _client().put_object(
-            Bucket=self.bucket, Key=_key(path), Body=body, Metadata=metadata, **fields
-        )
+        if "CacheControl" in fields:
+            fields["CacheControl"] = for_cdn(fields["CacheControl"])
+        if status != 200:
+            metadata[STATUS_METADATA] = str(status)
+        digest = content_hash(body, fields, metadata)
+        if self._hash_of(key) == digest:
+            return
+        metadata[HASH_METADATA] = digest
+        size = sum(len(name.encode()) + len(value.encode()) for name, value in metadata.items())
+        if size > MAX_METADATA_BYTES:
+            raise ValueError(f"{path}: its headers take {size} bytes of metadata, S3 keeps 2 KB")
+        _client().put_object(Bucket=self.bucket, Key=key, Body=body, Metadata=metadata, **fields)
+
+    def _hash_of(self, key: str) -> str | None:
+        try:
+            head = _client().head_object(Bucket=self.bucket, Key=key)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise
+        return head.get("Metadata", {}).get(HASH_METADATA)
 
     def delete(self, path: str) -> None:
         # S3 answers 204 for a key that is not there.

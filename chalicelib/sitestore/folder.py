@@ -29,8 +29,8 @@ class FolderStore:
         except (FileNotFoundError, NotADirectoryError):
             return None
 
-    def write(self, path: str, body: bytes, headers: dict[str, str]) -> None:
-        # The headers live in the manifests the publisher writes; a folder keeps bytes only.
+    def write(self, path: str, body: bytes, headers: dict[str, str], status: int = 200) -> None:
+        # Headers and status live in the manifests the publisher writes; a folder keeps bytes.
         target = self._path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")

@@ -285,12 +285,14 @@ def test_the_site_bucket_is_private_versioned_encrypted_and_forgets_old_versions
         "IgnorePublicAcls": True,
         "RestrictPublicBuckets": True,
     }
-    # No ACLs at all, and no bucket policy yet: nothing but this account's roles reads it.
+    # No ACLs at all, and a bucket policy that lets only the site's distribution read
+    # (tests/infra/test_cdn.py): nothing else but this account's roles reads it.
     assert properties["OwnershipControls"] == {
         "Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]
     }
     assert "AccessControl" not in properties
-    assert not of_type(resources, "AWS::S3::BucketPolicy")
+    assert "WebsiteConfiguration" not in properties
+    assert list(of_type(resources, "AWS::S3::BucketPolicy")) == ["SiteBucketPolicy"]
     assert properties["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [
         {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
     ]
@@ -306,22 +308,29 @@ def test_the_site_bucket_is_private_versioned_encrypted_and_forgets_old_versions
     assert not any("ExpirationInDays" in rule or "ExpirationDate" in rule for rule in rules)
 
 
-def test_site_permissions_are_the_buckets_files_and_its_listing_only(resources):
+def test_site_permissions_are_the_publishers_prefixes_and_its_listing_only(resources):
     bucket_arn = json.dumps({"Fn::GetAtt": [generate.SITE_BUCKET, "Arn"]})
-    files_arn = json.dumps({"Fn::Sub": f"${{{generate.SITE_BUCKET}.Arn}}/*"})
+    prefixes = {
+        json.dumps({"Fn::Sub": f"${{{generate.SITE_BUCKET}.Arn}}/{prefix}"})
+        for prefix in ("s/*", "hosts/*", "published/*")
+    }
     granted: dict[str, set[str]] = {}
-    for _, statement in statements(resources):
+    for name, statement in statements(resources):
         for action in as_list(statement["Action"]):
             if action.startswith("s3:"):
+                # Only the publish function's role touches the bucket (the API may not write).
+                assert name == "SitePublisherPolicy", (name, action)
                 granted.setdefault(action, set()).update(
                     json.dumps(resource) for resource in as_list(statement["Resource"])
                 )
     assert granted == {
-        "s3:GetObject": {files_arn},
-        "s3:PutObject": {files_arn},
-        "s3:DeleteObject": {files_arn},
+        "s3:GetObject": prefixes,
+        "s3:PutObject": prefixes,
+        "s3:DeleteObject": prefixes,
         "s3:ListBucket": {bucket_arn},
     }
+    publisher = resources["SitePublisherPolicy"]["Properties"]["Roles"]
+    assert publisher == [{"Ref": "PublishPagesRole"}]
     app_policy = resources["AppPolicy"]["Properties"]
     assert {role["Ref"] for role in app_policy["Roles"]} == {
         function["role"] for function in generate.functions(STAGE)

@@ -9,6 +9,7 @@ from moto import mock_aws
 from chalicelib import config
 from chalicelib.sitestore import bucket
 from chalicelib.sitestore.bucket import BucketStore
+from tests.s3_requests import recording
 
 HTML = {
     "Content-Type": "text/html; charset=utf-8",
@@ -64,14 +65,57 @@ def test_headers_land_as_object_fields_and_the_rest_as_lowercase_metadata(s3, st
     store.write("s/abc/index.html", b"<!doctype html>", headers)
     head = s3.head_object(Bucket=store.bucket, Key="s/abc/index.html")
     assert head["ContentType"] == "text/html; charset=utf-8"
-    assert head["CacheControl"] == "public, max-age=60"
+    assert head["CacheControl"].startswith("public, max-age=60, ")
     assert head["ContentEncoding"] == "gzip"
-    assert head["Metadata"] == {
+    metadata = dict(head["Metadata"])
+    assert len(metadata.pop(bucket.HASH_METADATA)) == 64
+    assert metadata == {
         "content-security-policy": "default-src 'self'",
         "x-frame-options": "DENY",
         "access-control-allow-origin": "*",
     }
     assert head["ETag"]
+
+
+def test_a_shared_file_may_be_served_stale_by_the_cdn_and_a_private_one_is_left_alone(s3, store):
+    store.write("s/abc/index.html", b"page", HTML)
+    store.write("s/abc/site.json", b"{}", {"Cache-Control": "no-store"})
+    store.write("s/abc/x.html", b"x", {"Cache-Control": "private, max-age=10"})
+    cache_control = {
+        key: s3.head_object(Bucket=store.bucket, Key=key)["CacheControl"]
+        for key in ("s/abc/index.html", "s/abc/site.json", "s/abc/x.html")
+    }
+    assert cache_control == {
+        "s/abc/index.html": "public, max-age=60, stale-while-revalidate=30, stale-if-error=86400",
+        "s/abc/site.json": "no-store",
+        "s/abc/x.html": "private, max-age=10",
+    }
+
+
+def test_a_status_other_than_200_rides_as_metadata(s3, store):
+    store.write("s/abc/history.rss", b"feeds are off", HTML, 404)
+    store.write("s/abc/history.atom", b"feed", HTML)
+    assert s3.head_object(Bucket=store.bucket, Key="s/abc/history.rss")["Metadata"]["status"] == (
+        "404"
+    )
+    assert "status" not in s3.head_object(Bucket=store.bucket, Key="s/abc/history.atom")["Metadata"]
+
+
+def test_writing_what_the_object_holds_already_is_no_put(store):
+    store.write("s/abc/index.html", b"page", HTML)
+    with recording() as s3_requests:
+        store.write("s/abc/index.html", b"page", HTML)
+        assert s3_requests.summary() == {"HeadObject": 1}
+        store.write("s/abc/index.html", b"page", {**HTML, "X-Frame-Options": "SAMEORIGIN"})
+        store.write("s/abc/index.html", b"page", {**HTML, "X-Frame-Options": "SAMEORIGIN"}, 404)
+        store.write("s/abc/index.html", b"another page", HTML)
+    assert s3_requests.keys("PutObject") == ["s/abc/index.html"] * 3
+    assert store.read("s/abc/index.html") == b"another page"
+
+
+def test_headers_s3_cannot_keep_are_refused_before_the_put(store):
+    with pytest.raises(ValueError, match="2 KB"):
+        store.write("s/abc/index.html", b"page", {"Content-Security-Policy": "x" * 2100})
 
 
 def test_delete_removes_the_file_and_a_missing_one_is_fine(s3, store):

@@ -1,0 +1,455 @@
+"""The published site's CDN, for `infra/generate.py`: one CloudFront distribution in front of
+the site bucket and of the API, reading the bucket through Origin Access Control.
+
+- The bucket (origin `site`) is the default: a reader's view of a page is a CloudFront hit or
+  an S3 GET, never a Lambda invocation. The viewer-request function
+  (`cloudfront/viewer-request.js`) finds the page of a host or of `/s/{ref}` in the
+  KeyValueStore the publisher keeps (`chalicelib/sitestore/hosts.py`) and rewrites the path to
+  its object; a path the store does not name as published goes to the app (origin `app`,
+  `cf.selectRequestOriginById`), with the reader's host in `x-forwarded-host`. The
+  viewer-response function turns the objects' metadata back into their headers and status.
+- The API Gateway stage (origin `app`) answers `/v1/*`, `/v0/*`, `/manage*` and the reader
+  pages that are never files (sign-in and out, the subscription links), uncached, through
+  their own cache behaviours.
+- Caching follows each answer's own `Cache-Control` (the cache policies' default TTL is 0):
+  published files carry `max-age=10` with `stale-while-revalidate` and `stale-if-error`,
+  audience-specific pages `private` (never kept), errors `no-store`; CloudFront's own error
+  answers are kept `ERROR_CACHING_SECONDS`.
+
+Why not an origin group (S3 first, the API on a 404): CloudFront sends the secondary the same
+request, so the API would get the object's key (`/hosts/{host}/history@quarter=...html`),
+which no route of the app answers. The function decides instead, from what the store says the
+bucket holds; see docs/aws-site.md.
+"""
+
+from pathlib import Path
+
+FUNCTIONS_DIR = Path(__file__).resolve().parent / "cloudfront"
+SITE_ORIGIN = "site"
+APP_ORIGIN = "app"  # viewer-request.js selects it by this id
+
+DISTRIBUTION = "SiteDistribution"
+ORIGIN_ACCESS_CONTROL = "SiteOriginAccessControl"
+BUCKET_POLICY = "SiteBucketPolicy"
+HOSTS_STORE = "SiteHostsStore"
+HOSTS_STORE_VARIABLE = "SITE_HOSTS_STORE"
+VIEWER_REQUEST = "SiteViewerRequest"
+VIEWER_RESPONSE = "SiteViewerResponse"
+PAGES_CACHE_POLICY = "SitePagesCachePolicy"
+PAGES_ORIGIN_REQUESTS = "SitePagesOriginRequestPolicy"
+# Where the viewer-request function's code names its store.
+HOSTS_STORE_ID_MARK = "__HOSTS_STORE_ID__"
+
+# AWS's managed policies: no caching; every viewer header but Host (API Gateway answers only
+# to its own), every cookie and query string to the origin.
+CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+ALL_VIEWER_EXCEPT_HOST_HEADER = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
+# A function answer, an API Gateway error, an S3 error: kept this long, then asked again.
+ERROR_CACHING_SECONDS = 5
+ERROR_CODES = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504]
+# The reader's host as the cache key and the app know it (API Gateway gets its own in Host).
+FORWARDED_HOST = "x-forwarded-host"
+# What the app reads of a request routed to it through the default behaviour: the form's
+# type, and whether a subscribe POST wants JSON (cookies and the query go too).
+APP_HEADERS = ["accept", "content-type"]
+
+# Paths only the app answers, each a cache behaviour to the API, uncached; with the
+# viewer-request function where the app needs the reader's host (pages at a host's root).
+APP_PATHS = [
+    ("/v1/*", False),
+    ("/v0/*", False),
+    ("/manage*", False),
+    ("/sms_countries.json", False),
+    ("/s/*/sign-in*", True),
+    ("/s/*/sign-out*", True),
+    ("/s/*/subscriptions/*", True),
+    ("/sign-in*", True),
+    ("/sign-out*", True),
+]
+ALL_METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"]
+
+# What the functions do with the site, by role (`infra/generate.py` grants them).
+SITE_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
+SITE_LISTING_ACTIONS = ["s3:ListBucket"]
+# The prefixes the publisher writes (`chalicelib/public/publish.py`): the mounts under `/s/`
+# and at a host's root, and the version markers.
+PUBLISHED_PREFIXES = ["s/*", "hosts/*", "published/*"]
+# What CloudFront reads: the mounts, never the markers.
+SERVED_PREFIXES = ["s/*", "hosts/*"]
+HOSTS_STORE_ACTIONS = [
+    "cloudfront-keyvaluestore:DescribeKeyValueStore",  # the ETag an update is conditional on
+    "cloudfront-keyvaluestore:GetKey",  # whose a host is before taking it out
+    "cloudfront-keyvaluestore:UpdateKeys",
+]
+# The API's withdrawal of a page made private: its record only, no read.
+WITHDRAWAL_ACTIONS = [
+    "cloudfront-keyvaluestore:DescribeKeyValueStore",
+    "cloudfront-keyvaluestore:UpdateKeys",
+]
+
+PARAMETERS = {
+    "PublicCertificateArn": {
+        "Type": "String",
+        "Default": "",
+        "AllowedPattern": "^(arn:aws[a-z-]*:acm:us-east-1:[0-9]{12}:certificate/[0-9a-f-]+)?$",
+        "Description": "ACM certificate in us-east-1 for the distribution's names: the "
+        "wildcard *.<PublicDomain>, and any name of PublicAliases (as subject alternative "
+        "names). Empty: the distribution answers at its cloudfront.net name only.",
+    },
+    "PublicAliases": {
+        "Type": "CommaDelimitedList",
+        "Default": "",
+        "Description": "More names the distribution answers (with PublicCertificateArn): the "
+        "host of PublicBaseUrl, pages' custom domains. *.<PublicDomain> is added by itself.",
+    },
+}
+
+CONDITIONS = {
+    "HasPublicCertificate": {"Fn::Not": [{"Fn::Equals": [{"Ref": "PublicCertificateArn"}, ""]}]},
+    "HasPublicDomain": {"Fn::Not": [{"Fn::Equals": [{"Ref": "PublicDomain"}, ""]}]},
+    "HasPublicAliases": {
+        "Fn::Not": [{"Fn::Equals": [{"Fn::Join": ["", {"Ref": "PublicAliases"}]}, ""]}]
+    },
+    "AliasesWildcardAndMore": {
+        "Fn::And": [
+            {"Condition": "HasPublicCertificate"},
+            {"Condition": "HasPublicDomain"},
+            {"Condition": "HasPublicAliases"},
+        ]
+    },
+    "AliasesWildcardOnly": {
+        "Fn::And": [
+            {"Condition": "HasPublicCertificate"},
+            {"Condition": "HasPublicDomain"},
+            {"Fn::Not": [{"Condition": "HasPublicAliases"}]},
+        ]
+    },
+    "AliasesMoreOnly": {
+        "Fn::And": [
+            {"Condition": "HasPublicCertificate"},
+            {"Fn::Not": [{"Condition": "HasPublicDomain"}]},
+            {"Condition": "HasPublicAliases"},
+        ]
+    },
+}
+
+
+def _aliases() -> dict:
+    wildcard = {"Fn::Sub": "*.${PublicDomain}"}
+    more = {"Fn::Join": [",", {"Ref": "PublicAliases"}]}
+    return {
+        "Fn::If": [
+            "AliasesWildcardAndMore",
+            {"Fn::Split": [",", {"Fn::Join": [",", [wildcard, more]]}]},
+            {
+                "Fn::If": [
+                    "AliasesWildcardOnly",
+                    [wildcard],
+                    {
+                        "Fn::If": [
+                            "AliasesMoreOnly",
+                            {"Ref": "PublicAliases"},
+                            {"Ref": "AWS::NoValue"},
+                        ]
+                    },
+                ]
+            },
+        ]
+    }
+
+
+def _viewer_certificate() -> dict:
+    return {
+        "Fn::If": [
+            "HasPublicCertificate",
+            {
+                "AcmCertificateArn": {"Ref": "PublicCertificateArn"},
+                "SslSupportMethod": "sni-only",
+                "MinimumProtocolVersion": "TLSv1.2_2021",
+            },
+            {"CloudFrontDefaultCertificate": True},
+        ]
+    }
+
+
+def function_code(name: str) -> str:
+    return (FUNCTIONS_DIR / name).read_text()
+
+
+def _viewer_request_code() -> dict:
+    """The function's code, naming its store: the store's id is known once it exists."""
+    before, after = function_code("viewer-request.js").split(HOSTS_STORE_ID_MARK)
+    return {"Fn::Join": ["", [before, {"Fn::GetAtt": [HOSTS_STORE, "Id"]}, after]]}
+
+
+def _function(name: str, comment: str, code, store: bool) -> dict:
+    config: dict = {"Comment": comment, "Runtime": "cloudfront-js-2.0"}
+    if store:
+        config["KeyValueStoreAssociations"] = [
+            {"KeyValueStoreARN": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]}}
+        ]
+    return {
+        "Type": "AWS::CloudFront::Function",
+        "Properties": {
+            "Name": name,
+            "AutoPublish": True,
+            "FunctionCode": code,
+            "FunctionConfig": config,
+        },
+    }
+
+
+def _app_behaviour(pattern: str, with_function: bool) -> dict:
+    behaviour = {
+        "PathPattern": pattern,
+        "TargetOriginId": APP_ORIGIN,
+        "ViewerProtocolPolicy": "redirect-to-https",
+        "AllowedMethods": ALL_METHODS,
+        "CachedMethods": ["GET", "HEAD"],
+        "Compress": True,
+        "CachePolicyId": CACHING_DISABLED,
+        "OriginRequestPolicyId": ALL_VIEWER_EXCEPT_HOST_HEADER,
+    }
+    if with_function:
+        behaviour["FunctionAssociations"] = [_association("viewer-request", VIEWER_REQUEST)]
+    return behaviour
+
+
+def _association(event: str, function: str) -> dict:
+    return {"EventType": event, "FunctionARN": {"Fn::GetAtt": [function, "FunctionARN"]}}
+
+
+def resources(prefix: str, bucket: str, rest_api: str, api_stage: str) -> dict[str, dict]:
+    """The distribution and what it needs; `prefix` names them (`statuspage-prod`), `bucket`
+    and `rest_api` are the logical ids of the site bucket and of Chalice's REST API."""
+    distribution_arn = {
+        "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/"
+        f"${{{DISTRIBUTION}}}"
+    }
+    only_this_distribution = {"StringEquals": {"AWS:SourceArn": distribution_arn}}
+    cloudfront = {"Service": "cloudfront.amazonaws.com"}
+    return {
+        HOSTS_STORE: {
+            "Type": "AWS::CloudFront::KeyValueStore",
+            "Properties": {
+                "Name": f"{prefix}-site-hosts",
+                "Comment": "Each host and /s/{ref} -> its page id; p/{page id} -> the paths "
+                "published (chalicelib/sitestore/hosts.py)",
+            },
+        },
+        VIEWER_REQUEST: _function(
+            f"{prefix}-site-request",
+            "Host and path -> the page's object in the bucket, or the app",
+            _viewer_request_code(),
+            store=True,
+        ),
+        VIEWER_RESPONSE: _function(
+            f"{prefix}-site-response",
+            "An object's metadata -> its headers and status",
+            function_code("viewer-response.js"),
+            store=False,
+        ),
+        ORIGIN_ACCESS_CONTROL: {
+            "Type": "AWS::CloudFront::OriginAccessControl",
+            "Properties": {
+                "OriginAccessControlConfig": {
+                    "Name": f"{prefix}-site",
+                    "Description": "CloudFront reads the site bucket, signing every request",
+                    "OriginAccessControlOriginType": "s3",
+                    "SigningBehavior": "always",
+                    "SigningProtocol": "sigv4",
+                }
+            },
+        },
+        BUCKET_POLICY: {
+            "Type": "AWS::S3::BucketPolicy",
+            "Properties": {
+                "Bucket": {"Ref": bucket},
+                "PolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "CloudFrontReadsThePages",
+                            "Effect": "Allow",
+                            "Principal": cloudfront,
+                            "Action": "s3:GetObject",
+                            "Resource": [
+                                {"Fn::Sub": f"${{{bucket}.Arn}}/{served}"}
+                                for served in SERVED_PREFIXES
+                            ],
+                            "Condition": only_this_distribution,
+                        },
+                        {
+                            # A missing object is then a 404, not a 403.
+                            "Sid": "CloudFrontTellsMissingFromForbidden",
+                            "Effect": "Allow",
+                            "Principal": cloudfront,
+                            "Action": "s3:ListBucket",
+                            "Resource": {"Fn::GetAtt": [bucket, "Arn"]},
+                            "Condition": only_this_distribution,
+                        },
+                        {
+                            "Sid": "TlsOnly",
+                            "Effect": "Deny",
+                            "Principal": "*",
+                            "Action": "s3:*",
+                            "Resource": [
+                                {"Fn::GetAtt": [bucket, "Arn"]},
+                                {"Fn::Sub": f"${{{bucket}.Arn}}/*"},
+                            ],
+                            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                        },
+                    ],
+                },
+            },
+        },
+        PAGES_CACHE_POLICY: {
+            "Type": "AWS::CloudFront::CachePolicy",
+            "Properties": {
+                "CachePolicyConfig": {
+                    "Name": f"{prefix}-site-pages",
+                    "Comment": "Each answer's own Cache-Control; a page by its host and path",
+                    "MinTTL": 0,
+                    "DefaultTTL": 0,
+                    "MaxTTL": 31536000,
+                    "ParametersInCacheKeyAndForwardedToOrigin": {
+                        "EnableAcceptEncodingGzip": True,
+                        "EnableAcceptEncodingBrotli": True,
+                        "HeadersConfig": {
+                            "HeaderBehavior": "whitelist",
+                            "Headers": [FORWARDED_HOST],
+                        },
+                        "CookiesConfig": {"CookieBehavior": "none"},
+                        # A published file's request has none left (the function keeps the
+                        # variant in the path); the app's answers may depend on any.
+                        "QueryStringsConfig": {"QueryStringBehavior": "all"},
+                    },
+                }
+            },
+        },
+        PAGES_ORIGIN_REQUESTS: {
+            "Type": "AWS::CloudFront::OriginRequestPolicy",
+            "Properties": {
+                "OriginRequestPolicyConfig": {
+                    "Name": f"{prefix}-site-pages",
+                    "Comment": "What the app reads of a page's request: reader cookies, the form",
+                    "CookiesConfig": {"CookieBehavior": "all"},
+                    "HeadersConfig": {"HeaderBehavior": "whitelist", "Headers": APP_HEADERS},
+                    "QueryStringsConfig": {"QueryStringBehavior": "all"},
+                }
+            },
+        },
+        DISTRIBUTION: {
+            "Type": "AWS::CloudFront::Distribution",
+            "Properties": {
+                "DistributionConfig": {
+                    "Enabled": True,
+                    "Comment": f"{prefix}: the published status pages, and the app",
+                    "HttpVersion": "http2and3",
+                    "IPV6Enabled": True,
+                    "PriceClass": "PriceClass_All",
+                    "Aliases": _aliases(),
+                    "ViewerCertificate": _viewer_certificate(),
+                    "Origins": [
+                        {
+                            "Id": SITE_ORIGIN,
+                            "DomainName": {"Fn::GetAtt": [bucket, "RegionalDomainName"]},
+                            "S3OriginConfig": {"OriginAccessIdentity": ""},
+                            "OriginAccessControlId": {"Fn::GetAtt": [ORIGIN_ACCESS_CONTROL, "Id"]},
+                        },
+                        {
+                            "Id": APP_ORIGIN,
+                            "DomainName": {
+                                "Fn::Sub": f"${{{rest_api}}}.execute-api.${{AWS::Region}}"
+                                ".${AWS::URLSuffix}"
+                            },
+                            "OriginPath": f"/{api_stage}",
+                            "CustomOriginConfig": {
+                                "OriginProtocolPolicy": "https-only",
+                                "HTTPSPort": 443,
+                                "OriginSSLProtocols": ["TLSv1.2"],
+                            },
+                        },
+                    ],
+                    "DefaultCacheBehavior": {
+                        "TargetOriginId": SITE_ORIGIN,
+                        "ViewerProtocolPolicy": "redirect-to-https",
+                        # Other methods reach the function, which hands them to the app (the
+                        # subscribe form's POST shares its path with the published form).
+                        "AllowedMethods": ALL_METHODS,
+                        "CachedMethods": ["GET", "HEAD"],
+                        "Compress": True,
+                        "CachePolicyId": {"Ref": PAGES_CACHE_POLICY},
+                        "OriginRequestPolicyId": {"Ref": PAGES_ORIGIN_REQUESTS},
+                        "FunctionAssociations": [
+                            _association("viewer-request", VIEWER_REQUEST),
+                            _association("viewer-response", VIEWER_RESPONSE),
+                        ],
+                    },
+                    "CacheBehaviors": [_app_behaviour(*path) for path in APP_PATHS],
+                    "CustomErrorResponses": [
+                        {"ErrorCode": code, "ErrorCachingMinTTL": ERROR_CACHING_SECONDS}
+                        for code in ERROR_CODES
+                    ],
+                }
+            },
+        },
+    }
+
+
+def outputs() -> dict[str, dict]:
+    return {
+        "SiteDomainName": {
+            "Description": "Where readers go: point the public names (CNAME or Route 53 alias) "
+            "here",
+            "Value": {"Fn::GetAtt": [DISTRIBUTION, "DomainName"]},
+        },
+        "SiteDistributionId": {
+            "Description": "The distribution (for an invalidation by hand)",
+            "Value": {"Ref": DISTRIBUTION},
+        },
+        "SiteHostsStoreArn": {
+            "Description": "The store of hosts and published paths the publisher keeps",
+            "Value": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+        },
+    }
+
+
+def publisher_statements(bucket: str) -> list[dict]:
+    """The publish function's: the prefixes it writes, the listing, the routing."""
+    return [
+        {
+            "Sid": "SiteFiles",
+            "Effect": "Allow",
+            "Action": SITE_OBJECT_ACTIONS,
+            "Resource": [
+                {"Fn::Sub": f"${{{bucket}.Arn}}/{prefix}"} for prefix in PUBLISHED_PREFIXES
+            ],
+        },
+        {
+            # ListObjectsV2, for deleting a page's files; it also makes a missing key
+            # NoSuchKey, not AccessDenied, to GetObject and HeadObject.
+            "Sid": "SiteListing",
+            "Effect": "Allow",
+            "Action": SITE_LISTING_ACTIONS,
+            "Resource": {"Fn::GetAtt": [bucket, "Arn"]},
+        },
+        {
+            "Sid": "SiteRouting",
+            "Effect": "Allow",
+            "Action": HOSTS_STORE_ACTIONS,
+            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+        },
+    ]
+
+
+def withdrawal_statements() -> list[dict]:
+    """The API's: a page made private leaves the CDN's routing before the answer."""
+    return [
+        {
+            "Sid": "SiteRoutingWithdrawal",
+            "Effect": "Allow",
+            "Action": WITHDRAWAL_ACTIONS,
+            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+        }
+    ]
