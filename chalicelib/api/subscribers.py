@@ -45,22 +45,25 @@ def subscriber_out(subscriber: Subscriber) -> schemas.SubscriberOut:
     )
 
 
+def _listing(request: ApiRequest) -> dict:
+    """What a subscriber list's query asks for, as `subscribers.listed` takes it."""
+    query = request.parse_query()
+    offset, limit = limit_and_offset(request.query)
+    return {
+        "kind": query.type,
+        "state": query.state,
+        "text": query.q,
+        "sort_field": query.sort_field,
+        "descending": query.sort_direction == "desc",
+        "offset": offset,
+        "limit": limit,
+    }
+
+
 def _listed(
     request: ApiRequest, page_id: str, incident_id: str | None = None
 ) -> list[schemas.SubscriberOut]:
-    query = request.parse_query()
-    offset, limit = limit_and_offset(request.query)
-    found = subscribers.listed(
-        page_id,
-        incident_id=incident_id,
-        kind=query.type,
-        state=query.state,
-        text=query.q,
-        sort_field=query.sort_field,
-        descending=query.sort_direction == "desc",
-        offset=offset,
-        limit=limit,
-    )
+    found = subscribers.listed(page_id, incident_id=incident_id, **_listing(request))
     return [subscriber_out(s) for s in found]
 
 
@@ -375,19 +378,11 @@ for prefix in ("/v0", "/v1"):
         user = request.principal.user
         every = pages_of(user.organization_id)
         reached = [page.id for page in every if has_role(user, page.id, None)]
-        query = request.parse_query()
-        offset, limit = limit_and_offset(request.query)
         found = subscribers.organization_listed(
             user.organization_id,
             reached,
             every_page=len(reached) == len(every),
-            state=query.state,
-            kind=query.type,
-            text=query.q,
-            sort_field=query.sort_field,
-            descending=query.sort_direction == "desc",
-            offset=offset,
-            limit=limit,
+            **_listing(request),
         )
         return [subscriber_out(s) for s in found]
 

@@ -269,8 +269,8 @@ class Front:
         listening = site_server.listen(0)
         self.port = listening.getsockname()[1]
         self.loop = uvloop.new_event_loop()
-        front = site_server.Front(SiteFiles(site), api_port)
-        self.task = self.loop.create_task(site_server.serve(front, listening))
+        self.front = site_server.Front(SiteFiles(site), api_port)
+        self.task = self.loop.create_task(site_server.serve(self.front, listening))
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 

@@ -3,44 +3,17 @@ never comes, stops halfway or trickles in; a head too large; a body trickling; a
 reads none of its answers; a client that says it is someone else. In process, as in
 `test_site_server.py`: the front on a free port before an app of the test's own."""
 
-import asyncio
 import json
 import socket
 import threading
 import time
-from pathlib import Path
 
 import pytest
-import uvloop
 
 from chalicelib.local import site_server
-from chalicelib.local.site_files import SiteFiles
-from tests.e2e.test_site_server import statuses, write_hand_made_mount
+from tests.e2e.test_site_server import Front, statuses, write_hand_made_mount
 
 FILE_REQUEST = b"GET /s/hand-made HTTP/1.1\r\nHost: x\r\n\r\n"
-
-
-class RunningFront:
-    """The front in a thread of this process, before an app at `api_port`."""
-
-    def __init__(self, site: Path, api_port: int):
-        listening = site_server.listen(0)
-        self.port = listening.getsockname()[1]
-        self.loop = uvloop.new_event_loop()
-        self.front = site_server.Front(SiteFiles(site), api_port)
-        self.task = self.loop.create_task(site_server.serve(self.front, listening))
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.loop.run_until_complete(self.task)
-        except asyncio.CancelledError:
-            pass
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.task.cancel)
-        self.thread.join(5)
 
 
 class RecordingApp:
@@ -85,7 +58,7 @@ def app():
 @pytest.fixture
 def front(tmp_path, app):
     write_hand_made_mount(tmp_path / "site")
-    running = RunningFront(tmp_path / "site", app.port)
+    running = Front(tmp_path / "site", app.port)
     yield running
     running.stop()
 
@@ -157,7 +130,7 @@ def test_a_head_that_stops_trickles_or_never_comes_is_closed_within_a_few_second
     assert gone(front)
 
 
-def gone(front: RunningFront, limit: float = 5) -> bool:
+def gone(front: Front, limit: float = 5) -> bool:
     """Whether the front holds no connection within `limit` seconds (a closed one may linger
     `LINGER_SECONDS` for the client's last bytes)."""
     deadline = time.monotonic() + limit

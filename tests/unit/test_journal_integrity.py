@@ -16,41 +16,17 @@ import sys
 import zlib
 
 import pytest
-from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-from werkzeug.test import Client
 
 from chalicelib.local import journal_files
-from chalicelib.local.journal import DYNAMODB, Journal, aws_headers
+from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import LOCK, SNAPSHOT, JournalBusy, JournalDamage
 from chalicelib.local.journal_repair import repair
-
-REGION = "eu-south-2"
-TABLE = "journal-integrity"
-MOTO = DomainDispatcherApplication(create_backend_app)
-
-
-def dynamodb(app, action: str, **payload) -> dict:
-    answer = Client(app).post(
-        "/",
-        data=json.dumps(payload),
-        headers=aws_headers(REGION, "dynamodb", f"{DYNAMODB}.{action}"),
-    )
-    assert answer.status_code == 200, answer.get_data(as_text=True)
-    return json.loads(answer.get_data() or b"{}")
+from tests.unit.test_journal import MOTO, REGION, TABLE, dynamodb, fresh_emulator
 
 
 def start(directory) -> Journal:
     """A new emulator's start: the table, empty, then the journal's recovery."""
-    if TABLE in dynamodb(MOTO, "ListTables").get("TableNames", []):
-        dynamodb(MOTO, "DeleteTable", TableName=TABLE)
-    dynamodb(
-        MOTO,
-        "CreateTable",
-        TableName=TABLE,
-        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    fresh_emulator()
     journal = Journal(directory, MOTO, REGION)
     journal.recover()
     return journal
