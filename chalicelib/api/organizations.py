@@ -105,7 +105,7 @@ def update_permissions(request: ApiRequest):
     if not isinstance(pages_given, dict) or not all(
         isinstance(roles, dict) for roles in pages_given.values()
     ):
-        raise errors.bad_request({"pages": ["must be a map of page ids to roles"]})
+        raise errors.bad_request()
     body = request.parse()
     known = {page.id for page in pages.pages_of(user.organization_id)}
     if not set(body.pages) <= known:

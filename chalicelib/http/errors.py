@@ -44,8 +44,8 @@ class ApiError(Exception):
         return body
 
 
-def bad_request(errors: dict[str, list[str]] | None = None) -> ApiError:
-    return ApiError(400, BAD_REQUEST, errors)
+def bad_request() -> ApiError:
+    return ApiError(400, BAD_REQUEST)
 
 
 def unauthenticated() -> ApiError:

@@ -107,5 +107,8 @@ def test_a_null_member_is_never_a_server_error(
         assert isinstance(error.get("error"), str), error
     if not may_be_null:
         assert 400 <= answer.status < 500, (label, body, answer.status, answer.text)
+        if answer.status == 400:
+            return  # a body of the wrong shape, where SPEC says so (permissions): no fields
+
         # The contract's `errors` (JSON), or the form's message beside the field (HTML).
         assert member in answer.text, (label, body, answer.text)

@@ -383,7 +383,7 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
         browser.get(admin.public_url)
         return len(browser.find_elements(By.CSS_SELECTOR, "rect.metric-column")) == 3
 
-    assert wait_for(charted, timeout=15)
+    assert wait_for(charted, timeout=30)  # a publish under a loaded machine
 
     chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
     assert chart.find_element(By.CSS_SELECTOR, "h3").text == "API latency"
