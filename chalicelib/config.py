@@ -74,3 +74,10 @@ def site_hosts_store() -> str:
     `/s/{ref}` serves, and which of its paths are files (`chalicelib.sitestore.hosts`); empty
     under `make run`, whose front reads the manifests instead."""
     return os.environ.get("SITE_HOSTS_STORE", "")
+
+
+def origin_verify_secret_id() -> str:
+    """The ARN of the secret CloudFront sends the app in `X-Origin-Verify` on AWS, which
+    proves a request came through the distribution (`chalicelib.http.ratelimit.client_of`);
+    empty under `make run`, which has no CDN."""
+    return os.environ.get("ORIGIN_VERIFY_SECRET_ID", "")

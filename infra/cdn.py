@@ -8,9 +8,14 @@ the site bucket and of the API, reading the bucket through Origin Access Control
   its object; a path the store does not name as published goes to the app (origin `app`,
   `cf.selectRequestOriginById`), with the reader's host in `x-forwarded-host`. The
   viewer-response function turns the objects' metadata back into their headers and status.
-- The API Gateway stage (origin `app`) answers `/v1/*`, `/v0/*`, `/manage*` and the reader
-  pages that are never files (sign-in and out, the subscription links), uncached, through
-  their own cache behaviours.
+- The API Gateway stage answers `/v1/*`, `/v0/*`, `/manage*` and the reader pages that are
+  never files (sign-in and out, the subscription links), uncached, through their own cache
+  behaviours. It is two origins of one stage: `app` sends the origin's secret
+  (`X-Origin-Verify`, from Secrets Manager) and gets `CloudFront-Viewer-Address` on every
+  behaviour that can reach it, so the app may count a reader by its own address; `api` (the
+  API and its keys) gets every viewer header but `Host`, the `Authorization` header included,
+  which no origin request policy of our own may name, and so neither the secret nor an
+  address CloudFront vouches for.
 - Caching follows each answer's own `Cache-Control` (the cache policies' default TTL is 0):
   published files carry `max-age=10` with `stale-while-revalidate` and `stale-if-error`,
   audience-specific pages `private` (never kept), errors `no-store`; CloudFront's own error
@@ -27,6 +32,7 @@ from pathlib import Path
 FUNCTIONS_DIR = Path(__file__).resolve().parent / "cloudfront"
 SITE_ORIGIN = "site"
 APP_ORIGIN = "app"  # viewer-request.js selects it by this id
+API_ORIGIN = "api"
 
 DISTRIBUTION = "SiteDistribution"
 ORIGIN_ACCESS_CONTROL = "SiteOriginAccessControl"
@@ -37,6 +43,7 @@ VIEWER_REQUEST = "SiteViewerRequest"
 VIEWER_RESPONSE = "SiteViewerResponse"
 PAGES_CACHE_POLICY = "SitePagesCachePolicy"
 PAGES_ORIGIN_REQUESTS = "SitePagesOriginRequestPolicy"
+APP_ORIGIN_REQUESTS = "SiteAppOriginRequestPolicy"
 # Where the viewer-request function's code names its store.
 HOSTS_STORE_ID_MARK = "__HOSTS_STORE_ID__"
 
@@ -52,19 +59,26 @@ FORWARDED_HOST = "x-forwarded-host"
 # What the app reads of a request routed to it through the default behaviour: the form's
 # type, and whether a subscribe POST wants JSON (cookies and the query go too).
 APP_HEADERS = ["accept", "content-type"]
+# The origin's secret, sent to origin `app` only (chalicelib/http/ratelimit.py checks it);
+# CloudFront replaces a header of that name a reader sends.
+ORIGIN_VERIFY_HEADER = "X-Origin-Verify"
+# The reader's address and port, which CloudFront adds when an origin request policy names it
+# (AWS's AllViewerExceptHostHeader forwards the viewer's own headers only, none of these).
+VIEWER_ADDRESS = "CloudFront-Viewer-Address"
 
-# Paths only the app answers, each a cache behaviour to the API, uncached; with the
-# viewer-request function where the app needs the reader's host (pages at a host's root).
+# Paths only the app answers, each a cache behaviour to the API, uncached: to `api` what takes
+# an API key, to `app` what is the console's or a reader's; with the viewer-request function
+# where the app needs the reader's host (pages at a host's root).
 APP_PATHS = [
-    ("/v1/*", False),
-    ("/v0/*", False),
-    ("/manage*", False),
-    ("/sms_countries.json", False),
-    ("/s/*/sign-in*", True),
-    ("/s/*/sign-out*", True),
-    ("/s/*/subscriptions/*", True),
-    ("/sign-in*", True),
-    ("/sign-out*", True),
+    ("/v1/*", API_ORIGIN, False),
+    ("/v0/*", API_ORIGIN, False),
+    ("/manage*", APP_ORIGIN, False),
+    ("/sms_countries.json", API_ORIGIN, False),
+    ("/s/*/sign-in*", APP_ORIGIN, True),
+    ("/s/*/sign-out*", APP_ORIGIN, True),
+    ("/s/*/subscriptions/*", APP_ORIGIN, True),
+    ("/sign-in*", APP_ORIGIN, True),
+    ("/sign-out*", APP_ORIGIN, True),
 ]
 ALL_METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"]
 
@@ -199,16 +213,18 @@ def _function(name: str, comment: str, code, store: bool) -> dict:
     }
 
 
-def _app_behaviour(pattern: str, with_function: bool) -> dict:
+def _app_behaviour(pattern: str, origin: str, with_function: bool) -> dict:
     behaviour = {
         "PathPattern": pattern,
-        "TargetOriginId": APP_ORIGIN,
+        "TargetOriginId": origin,
         "ViewerProtocolPolicy": "redirect-to-https",
         "AllowedMethods": ALL_METHODS,
         "CachedMethods": ["GET", "HEAD"],
         "Compress": True,
         "CachePolicyId": CACHING_DISABLED,
-        "OriginRequestPolicyId": ALL_VIEWER_EXCEPT_HOST_HEADER,
+        "OriginRequestPolicyId": (
+            {"Ref": APP_ORIGIN_REQUESTS} if origin == APP_ORIGIN else ALL_VIEWER_EXCEPT_HOST_HEADER
+        ),
     }
     if with_function:
         behaviour["FunctionAssociations"] = [_association("viewer-request", VIEWER_REQUEST)]
@@ -219,15 +235,34 @@ def _association(event: str, function: str) -> dict:
     return {"EventType": event, "FunctionARN": {"Fn::GetAtt": [function, "FunctionARN"]}}
 
 
-def resources(prefix: str, bucket: str, rest_api: str, api_stage: str) -> dict[str, dict]:
-    """The distribution and what it needs; `prefix` names them (`statuspage-prod`), `bucket`
-    and `rest_api` are the logical ids of the site bucket and of Chalice's REST API."""
+def resources(
+    prefix: str, bucket: str, rest_api: str, api_stage: str, origin_secret: str
+) -> dict[str, dict]:
+    """The distribution and what it needs; `prefix` names them (`statuspage-prod`), `bucket`,
+    `rest_api` and `origin_secret` are the logical ids of the site bucket, of Chalice's REST
+    API and of the secret origin `app` sends."""
     distribution_arn = {
         "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/"
         f"${{{DISTRIBUTION}}}"
     }
     only_this_distribution = {"StringEquals": {"AWS:SourceArn": distribution_arn}}
     cloudfront = {"Service": "cloudfront.amazonaws.com"}
+    api_gateway = {
+        "DomainName": {
+            "Fn::Sub": f"${{{rest_api}}}.execute-api.${{AWS::Region}}.${{AWS::URLSuffix}}"
+        },
+        "OriginPath": f"/{api_stage}",
+        "CustomOriginConfig": {
+            "OriginProtocolPolicy": "https-only",
+            "HTTPSPort": 443,
+            "OriginSSLProtocols": ["TLSv1.2"],
+        },
+    }
+    # A dynamic reference: CloudFormation reads the secret when it deploys the distribution,
+    # so the template never holds its value.
+    origin_secret_value = {
+        "Fn::Sub": "{{resolve:secretsmanager:${" + origin_secret + "}:SecretString}}"
+    }
     return {
         HOSTS_STORE: {
             "Type": "AWS::CloudFront::KeyValueStore",
@@ -332,9 +367,29 @@ def resources(prefix: str, bucket: str, rest_api: str, api_stage: str) -> dict[s
             "Properties": {
                 "OriginRequestPolicyConfig": {
                     "Name": f"{prefix}-site-pages",
-                    "Comment": "What the app reads of a page's request: reader cookies, the form",
+                    "Comment": "What the app reads of a page's request: reader cookies, the "
+                    "form, the reader's address",
                     "CookiesConfig": {"CookieBehavior": "all"},
-                    "HeadersConfig": {"HeaderBehavior": "whitelist", "Headers": APP_HEADERS},
+                    "HeadersConfig": {
+                        "HeaderBehavior": "whitelist",
+                        "Headers": [*APP_HEADERS, VIEWER_ADDRESS],
+                    },
+                    "QueryStringsConfig": {"QueryStringBehavior": "all"},
+                }
+            },
+        },
+        APP_ORIGIN_REQUESTS: {
+            "Type": "AWS::CloudFront::OriginRequestPolicy",
+            "Properties": {
+                "OriginRequestPolicyConfig": {
+                    "Name": f"{prefix}-site-app",
+                    "Comment": "What the app reads of the console's and the reader pages' "
+                    "requests, and the reader's address",
+                    "CookiesConfig": {"CookieBehavior": "all"},
+                    "HeadersConfig": {
+                        "HeaderBehavior": "whitelist",
+                        "Headers": [*APP_HEADERS, FORWARDED_HOST, VIEWER_ADDRESS],
+                    },
                     "QueryStringsConfig": {"QueryStringBehavior": "all"},
                 }
             },
@@ -359,17 +414,15 @@ def resources(prefix: str, bucket: str, rest_api: str, api_stage: str) -> dict[s
                         },
                         {
                             "Id": APP_ORIGIN,
-                            "DomainName": {
-                                "Fn::Sub": f"${{{rest_api}}}.execute-api.${{AWS::Region}}"
-                                ".${AWS::URLSuffix}"
-                            },
-                            "OriginPath": f"/{api_stage}",
-                            "CustomOriginConfig": {
-                                "OriginProtocolPolicy": "https-only",
-                                "HTTPSPort": 443,
-                                "OriginSSLProtocols": ["TLSv1.2"],
-                            },
+                            **api_gateway,
+                            "OriginCustomHeaders": [
+                                {
+                                    "HeaderName": ORIGIN_VERIFY_HEADER,
+                                    "HeaderValue": origin_secret_value,
+                                }
+                            ],
                         },
+                        {"Id": API_ORIGIN, **api_gateway},
                     ],
                     "DefaultCacheBehavior": {
                         "TargetOriginId": SITE_ORIGIN,

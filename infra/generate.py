@@ -8,10 +8,10 @@ Writes two files that are committed (a test fails when they and the code disagre
   queue (Chalice only refers to it by name) with a dead-letter queue and a redrive policy; the
   S3 bucket of the published site (private) and the CloudFront distribution readers reach it
   through (`infra/cdn.py`: Origin Access Control, the viewer functions and their
-  KeyValueStore); the signing secret (Secrets Manager, generated); the IAM policies of the
-  functions' roles; the deployment's own settings as stack parameters; and, merged into the
-  functions Chalice emits, their names, those settings, the site bucket's name, the signing
-  secret's ARN, the routing store's ARN, and `DependsOn`.
+  KeyValueStore); the signing secret and the origin's secret (Secrets Manager, generated);
+  the IAM policies of the functions' roles; the deployment's own settings as stack parameters;
+  and, merged into the functions Chalice emits, their names, those settings, the site bucket's
+  name, the two secrets' ARNs, the routing store's ARN, and `DependsOn`.
 - `.chalice/policy-<stage>.json`, the policy Chalice gives each function's role
   (`autogen_policy` is false): writing to the function's own log groups, nothing else.
 
@@ -74,7 +74,8 @@ SITE_LISTING_ACTIONS = cdn.SITE_LISTING_ACTIONS
 SITE_PUBLISHER = "publish_pages"
 SITE_WITHDRAWER = "api_handler"
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
-# chalicelib/domain/signing.py: the signing secret, read once per cold start.
+# chalicelib/store/secrets.py: the signing secret and the origin's secret, each read once per
+# cold start.
 SECRET_ACTIONS = ["secretsmanager:GetSecretValue"]
 
 # The bucket of the published site; the functions find its (generated) name in SITE_BUCKET.
@@ -90,6 +91,15 @@ ABORT_INCOMPLETE_UPLOAD_DAYS = 1
 SIGNING_SECRET = "SigningSecret"
 SIGNING_SECRET_VARIABLE = "SIGNING_SECRET_ID"
 SIGNING_SECRET_LENGTH = 64
+
+# What CloudFront's origin `app` sends the app in `X-Origin-Verify` (`cdn.ORIGIN_VERIFY_HEADER`),
+# so that the app believes the reader's address CloudFront gives it (per-client limits:
+# chalicelib/http/ratelimit.py) only from a request that came through the distribution: the
+# API Gateway stage is reachable without it. Generated like the signing secret; the functions
+# find its ARN in ORIGIN_VERIFY_SECRET_ID.
+ORIGIN_VERIFY_SECRET = "OriginVerifySecret"
+ORIGIN_VERIFY_SECRET_VARIABLE = "ORIGIN_VERIFY_SECRET_ID"
+ORIGIN_VERIFY_SECRET_LENGTH = 64
 
 # Deployment settings that differ per installation: stack parameters, passed to every function.
 PARAMETERS = {
@@ -359,22 +369,34 @@ def site_resources() -> dict[str, dict]:
 
 
 def secret_resources(stage: str) -> dict[str, dict]:
-    """The signing secret: 64 random letters and digits (about 380 bits), made at the stack's
-    creation. Deleting the stack schedules its deletion (recoverable for 30 days)."""
+    """The signing secret and the origin's secret: 64 random letters and digits each (about
+    380 bits; no punctuation, so the origin's is a plain header value), made at the stack's
+    creation. Deleting the stack schedules their deletion (recoverable for 30 days)."""
     app_name = _chalice_config(stage, "api_handler").app_name
     return {
-        SIGNING_SECRET: {
-            "Type": "AWS::SecretsManager::Secret",
-            "Properties": {
-                "Name": f"{app_name}-{stage}-signing-secret",
-                "Description": "Signs console sessions, reader cookies and emailed links "
-                "(chalicelib/domain/signing.py)",
-                "GenerateSecretString": {
-                    "PasswordLength": SIGNING_SECRET_LENGTH,
-                    "ExcludePunctuation": True,
-                },
-            },
-        }
+        SIGNING_SECRET: _generated_secret(
+            f"{app_name}-{stage}-signing-secret",
+            "Signs console sessions, reader cookies and emailed links "
+            "(chalicelib/domain/signing.py)",
+            SIGNING_SECRET_LENGTH,
+        ),
+        ORIGIN_VERIFY_SECRET: _generated_secret(
+            f"{app_name}-{stage}-origin-verify",
+            "CloudFront sends it to the app in X-Origin-Verify: the request came through the "
+            "distribution (chalicelib/http/ratelimit.py)",
+            ORIGIN_VERIFY_SECRET_LENGTH,
+        ),
+    }
+
+
+def _generated_secret(name: str, description: str, length: int) -> dict:
+    return {
+        "Type": "AWS::SecretsManager::Secret",
+        "Properties": {
+            "Name": name,
+            "Description": description,
+            "GenerateSecretString": {"PasswordLength": length, "ExcludePunctuation": True},
+        },
     }
 
 
@@ -418,6 +440,12 @@ def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict
             "Effect": "Allow",
             "Action": SECRET_ACTIONS,
             "Resource": {"Ref": SIGNING_SECRET},  # a secret's Ref is its ARN
+        },
+        {
+            "Sid": "OriginVerifySecret",
+            "Effect": "Allow",
+            "Action": SECRET_ACTIONS,
+            "Resource": {"Ref": ORIGIN_VERIFY_SECRET},
         },
         {
             "Sid": "Email",
@@ -543,6 +571,7 @@ def function_overrides(stage: str) -> dict[str, dict]:
         }
         variables[SITE_BUCKET_VARIABLE] = {"Ref": SITE_BUCKET}
         variables[SIGNING_SECRET_VARIABLE] = {"Ref": SIGNING_SECRET}
+        variables[ORIGIN_VERIFY_SECRET_VARIABLE] = {"Ref": ORIGIN_VERIFY_SECRET}
         variables[cdn.HOSTS_STORE_VARIABLE] = {"Fn::GetAtt": [cdn.HOSTS_STORE, "Arn"]}
         properties = {
             "FunctionName": function["function_name"],
@@ -620,6 +649,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
                 SITE_BUCKET,
                 REST_API,
                 chalice_config.api_gateway_stage,
+                ORIGIN_VERIFY_SECRET,
             ),
             **secret_resources(stage),
             **policy_resources(stage, tables, queues),

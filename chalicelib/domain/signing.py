@@ -6,10 +6,9 @@ import os
 import secrets
 from functools import lru_cache
 
-import boto3
 from pynamodb.exceptions import PutError
 
-from chalicelib import config
+from chalicelib.store.secrets import secret_value
 from chalicelib.store.subscribers import Setting
 
 _SECRET_NAME = "link-signing-secret"
@@ -19,15 +18,13 @@ _SECRET_NAME = "link-signing-secret"
 def _secret() -> bytes:
     """The key of every signature (console sessions, reader cookies, emailed links), once per
     process: `SIGNING_SECRET` when set; on AWS, the Secrets Manager secret whose ARN is in
-    `SIGNING_SECRET_ID` (the template generates it and lets the functions read it, and only
-    it: infra/generate.py); else, on the local stack, one made on first use and kept in
-    DynamoDB, so that every process signs alike and a link outlives a restart."""
+    `SIGNING_SECRET_ID` (the template generates it and lets the functions read it:
+    infra/generate.py); else, on the local stack, one made on first use and kept in DynamoDB,
+    so that every process signs alike and a link outlives a restart."""
     if os.environ.get("SIGNING_SECRET"):
         return os.environ["SIGNING_SECRET"].encode()
     if os.environ.get("SIGNING_SECRET_ID"):
-        client = boto3.client("secretsmanager", region_name=config.region())
-        answer = client.get_secret_value(SecretId=os.environ["SIGNING_SECRET_ID"])
-        return answer["SecretString"].encode()
+        return secret_value(os.environ["SIGNING_SECRET_ID"]).encode()
     try:
         return Setting.get(_SECRET_NAME, consistent_read=True).value.encode()
     except Setting.DoesNotExist:

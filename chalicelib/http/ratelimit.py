@@ -8,18 +8,31 @@ instances.
 """
 
 import hashlib
+import hmac
 import ipaddress
+import logging
 import math
 from collections.abc import Mapping
 from datetime import timedelta
 
+from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PutError, UpdateError
 
 from chalicelib import clock, config
 from chalicelib.http.errors import RATE_LIMITED, ApiError
 from chalicelib.store.models import RateWindow
+from chalicelib.store.secrets import secret_value
+
+logger = logging.getLogger(__name__)
 
 WINDOW_SECONDS = 60
+# What CloudFront's origin `app` sends the app (infra/cdn.py): the origin's secret, and the
+# reader's own address and port, which CloudFront writes itself on every behaviour that can
+# reach that origin (their origin request policies name the header).
+ORIGIN_VERIFY_HEADER = "x-origin-verify"
+VIEWER_ADDRESS_HEADER = "cloudfront-viewer-address"
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def token_for(purpose: str, address: str, client: str | None = None) -> str:
@@ -30,15 +43,14 @@ def token_for(purpose: str, address: str, client: str | None = None) -> str:
 
 
 def client_of(context: Mapping, headers: Mapping[str, str]) -> str:
-    """Who sent a request, as limits per client count them: API Gateway's `sourceIp`, or,
-    from a loopback source (the local stack's front, which drops the client's own header),
-    the last address of `X-Forwarded-For`. An IPv6 client counts as its /64, which one host
-    is given whole."""
-    source = str((context.get("identity") or {}).get("sourceIp") or "")
-    named = _address(source)
-    if named is None or named.is_loopback:
-        forwarded = _address((headers.get("x-forwarded-for") or "").split(",")[-1].strip())
-        named = forwarded or named
+    """Who sent a request, as limits per client count them. Through our CloudFront
+    distribution (the request carries the origin's secret), the reader's address CloudFront
+    saw; otherwise API Gateway's `sourceIp`, or, from a loopback source (the local stack's
+    front, which drops the client's own header), the last address of `X-Forwarded-For`. An
+    IPv6 client counts as its /64, which one host is given whole."""
+    named = _viewer_address(headers) if _through_our_distribution(headers) else None
+    if named is None:
+        named = _source_address(context, headers)
     if named is None:
         return "unknown"
     if isinstance(named, ipaddress.IPv6Address):
@@ -48,7 +60,44 @@ def client_of(context: Mapping, headers: Mapping[str, str]) -> str:
     return str(named)
 
 
-def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+def _through_our_distribution(headers: Mapping[str, str]) -> bool:
+    """Whether the request carries the origin's secret. Behind CloudFront `sourceIp` is an
+    edge's address, shared by all its readers, and the API Gateway stage is reachable without
+    CloudFront too: the viewer's address is believed only from a request that proves it came
+    through the distribution. The secret is read (once per process) only for a request that
+    presents one."""
+    presented = headers.get(ORIGIN_VERIFY_HEADER) or ""
+    secret_id = config.origin_verify_secret_id()
+    if not presented or not secret_id or not presented.isascii():
+        return False
+    try:
+        expected = secret_value(secret_id)
+    except (BotoCoreError, ClientError):
+        # Counted by `sourceIp` then, as without CloudFront: never by a header unproven.
+        logger.exception("the origin's secret could not be read")
+        return False
+    return hmac.compare_digest(presented.encode(), expected.encode())
+
+
+def _viewer_address(headers: Mapping[str, str]) -> _Address | None:
+    """`CloudFront-Viewer-Address`: `198.51.100.10:46532`, `2001:db8::1:46532` (the port
+    after the last colon)."""
+    address, colon, port = (headers.get(VIEWER_ADDRESS_HEADER) or "").strip().rpartition(":")
+    if not colon or not port.isdigit():
+        return None
+    return _address(address.removeprefix("[").removesuffix("]"))
+
+
+def _source_address(context: Mapping, headers: Mapping[str, str]) -> _Address | None:
+    """API Gateway's `sourceIp`; from loopback, the last hop the local front names."""
+    named = _address(str((context.get("identity") or {}).get("sourceIp") or ""))
+    if named is None or named.is_loopback:
+        forwarded = _address((headers.get("x-forwarded-for") or "").split(",")[-1].strip())
+        named = forwarded or named
+    return named
+
+
+def _address(text: str) -> _Address | None:
     try:
         return ipaddress.ip_address(text)
     except ValueError:

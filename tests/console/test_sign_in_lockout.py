@@ -4,14 +4,17 @@ without a recent failure may try, and the owner's right password still signs the
 
 from datetime import UTC, datetime, timedelta
 
+import boto3
 import pytest
 
+from chalicelib import config
 from chalicelib.console import sign_in
 from chalicelib.http import ratelimit
 from chalicelib.ids import new_id
 from tests.console.conftest import PASSWORD, Console
 
 ATTACKER, OWNER, OTHER, ANOTHER = "198.51.100.7", "192.0.2.10", "198.51.100.8", "198.51.100.9"
+EDGE = "130.176.89.10"  # one CloudFront edge, which every reader below comes through
 
 
 class _From:
@@ -29,10 +32,42 @@ class _From:
         return self.client.http.request(method, path, headers=headers, body=body)
 
 
+class _ThroughCloudFront(_From):
+    """The test client, as CloudFront's origin `app` reaches the app for a reader at
+    `address`: from the edge's own address, with the reader's and the origin's secret."""
+
+    def __init__(self, client, address: str, secret: str):
+        super().__init__(client, EDGE)
+        self.viewer, self.secret = address, secret
+
+    def request(self, method, path, headers, body):
+        sent = {"CloudFront-Viewer-Address": f"{self.viewer}:46532", "X-Origin-Verify": self.secret}
+        return super().request(method, path, {**headers, **sent}, body)
+
+
 @pytest.fixture
 def browser_at(http):
     """`browser_at(address)`: a browser of its own at that address."""
     return lambda address: Console(_From(http, address))
+
+
+@pytest.fixture
+def origin_secret(aws, monkeypatch) -> str:
+    """The secret origin `app` sends, in (moto's) Secrets Manager as the template keeps it."""
+    client = boto3.client("secretsmanager", region_name=config.region())
+    value = new_id() + new_id()
+    arn = client.create_secret(Name=f"origin-verify-{new_id()}", SecretString=value)["ARN"]
+    monkeypatch.setenv("ORIGIN_VERIFY_SECRET_ID", arn)
+    return value
+
+
+@pytest.fixture
+def browser_behind_edge(http, origin_secret):
+    """`browser_behind_edge(address, secret=None)`: a browser at that address whose requests
+    come through the CloudFront edge `EDGE`, with the origin's secret or `secret`."""
+    return lambda address, secret=None: Console(
+        _ThroughCloudFront(http, address, origin_secret if secret is None else secret)
+    )
 
 
 @pytest.fixture
@@ -68,6 +103,33 @@ def test_failing_with_the_owners_address_locks_out_only_that_client(browser_at, 
     assert owner.sign_in(email, PASSWORD).status == 303
     assert "manage_session" in owner.cookies
     assert browser_at(OTHER).sign_in(email, "a typo").status == 401  # not locked out either
+
+
+def test_behind_one_cloudfront_edge_readers_are_counted_by_their_own_address(
+    browser_behind_edge, make_user, later
+):
+    email = make_user()
+    attacker = browser_behind_edge(ATTACKER)
+    for _ in range(5):
+        assert attacker.sign_in(email, "guess").status == 401
+    assert attacker.sign_in(email, PASSWORD).status == 429
+
+    # The owner comes through the same edge: a client of its own, not locked out.
+    owner = browser_behind_edge(OWNER)
+    assert owner.sign_in(email, PASSWORD).status == 303
+    assert "manage_session" in owner.cookies
+
+
+def test_a_viewer_address_without_the_origins_secret_is_not_believed(
+    browser_behind_edge, make_user, later
+):
+    """Straight to API Gateway, anyone may send `CloudFront-Viewer-Address`: without the
+    secret the request counts as its source, however the header changes."""
+    email = make_user()
+    guesses = [browser_behind_edge(f"203.0.113.{n}", secret="guessed") for n in range(1, 7)]
+    for guesser in guesses[:5]:
+        assert guesser.sign_in(email, "guess").status == 401
+    assert guesses[5].sign_in(email, PASSWORD).status == 429  # all of them the edge's
 
 
 def test_past_the_address_ceiling_a_client_without_recent_failures_still_signs_in(

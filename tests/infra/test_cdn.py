@@ -11,7 +11,9 @@ import pytest
 from infra import cdn, generate
 
 STAGE = "prod"
-APP_PREFIXES = ("/v1/", "/v0/", "/manage", "/sms_countries.json")
+# What takes an API key (the `Authorization` header, which only "every viewer header" forwards).
+API_PREFIXES = ("/v1/", "/v0/", "/sms_countries.json")
+CONSOLE_PREFIX = "/manage"
 # Reader pages the files never hold: the app answers them, and needs the reader's host.
 READER_PAGES = ("sign-in", "sign-out", "subscriptions")
 
@@ -115,16 +117,22 @@ def test_every_dynamic_path_of_the_app_reaches_the_app_and_the_pages_the_bucket(
         behaviour = behaviour_of(distribution, sample(route))
         assert method in behaviour["AllowedMethods"], (route, method)
         functions = [a["FunctionARN"] for a in behaviour.get("FunctionAssociations", [])]
-        if route.startswith(APP_PREFIXES):
-            # The API and the console: to the app, never cached, the reader's headers along.
-            assert behaviour["TargetOriginId"] == cdn.APP_ORIGIN, route
+        if route.startswith(API_PREFIXES):
+            # The API: to the stage, never cached, every header of the caller's but Host.
+            assert behaviour["TargetOriginId"] == cdn.API_ORIGIN, route
             assert behaviour["CachePolicyId"] == cdn.CACHING_DISABLED, route
             assert behaviour["OriginRequestPolicyId"] == cdn.ALL_VIEWER_EXCEPT_HOST_HEADER
+        elif route.startswith(CONSOLE_PREFIX):
+            # The console: to the stage as origin `app`, never cached, what it reads.
+            assert behaviour["TargetOriginId"] == cdn.APP_ORIGIN, route
+            assert behaviour["CachePolicyId"] == cdn.CACHING_DISABLED, route
+            assert behaviour["OriginRequestPolicyId"] == {"Ref": cdn.APP_ORIGIN_REQUESTS}
         elif any(f"/{page}" in route for page in READER_PAGES):
             # Sign-in and subscription links: to the app, uncached, with the reader's host
             # (the viewer-request function sets it: API Gateway sees its own Host).
             assert behaviour["TargetOriginId"] == cdn.APP_ORIGIN, route
             assert behaviour["CachePolicyId"] == cdn.CACHING_DISABLED, route
+            assert behaviour["OriginRequestPolicyId"] == {"Ref": cdn.APP_ORIGIN_REQUESTS}
             assert functions == [request_function], route
         else:
             # A public page's path: the bucket by default; the viewer-request function sends
@@ -135,6 +143,81 @@ def test_every_dynamic_path_of_the_app_reaches_the_app_and_the_pages_the_bucket(
             assert request_function in functions
         checked += 1
     assert checked > 100
+
+
+def test_only_origin_app_sends_the_origins_secret_which_the_template_generates(
+    resources, distribution
+):
+    from chalicelib.http import ratelimit
+
+    origins = {origin["Id"]: origin for origin in distribution["Origins"]}
+    app, api = origins.pop(cdn.APP_ORIGIN), origins.pop(cdn.API_ORIGIN)
+    # A dynamic reference: CloudFormation resolves it, the template never holds the value.
+    assert app["OriginCustomHeaders"] == [
+        {
+            "HeaderName": "X-Origin-Verify",
+            "HeaderValue": {
+                "Fn::Sub": "{{resolve:secretsmanager:${OriginVerifySecret}:SecretString}}"
+            },
+        }
+    ]
+    assert cdn.ORIGIN_VERIFY_HEADER.lower() == ratelimit.ORIGIN_VERIFY_HEADER
+    # The same stage either way; the API's origin and the bucket's send no secret.
+    assert "OriginCustomHeaders" not in api
+    assert {key: api[key] for key in api if key != "Id"} == {
+        key: app[key] for key in app if key not in ("Id", "OriginCustomHeaders")
+    }
+    assert all("OriginCustomHeaders" not in origin for origin in origins.values())
+    secret = resources[generate.ORIGIN_VERIFY_SECRET]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    assert "SecretString" not in secret["Properties"]
+    generated = secret["Properties"]["GenerateSecretString"]
+    assert generated["PasswordLength"] >= 48 and generated["ExcludePunctuation"] is True
+
+
+def origin_request_headers(resources: dict, policy) -> list[str] | None:
+    """The headers a behaviour's origin request policy of this template names (None for
+    AWS's managed policies, which name none of CloudFront's own headers)."""
+    if not isinstance(policy, dict):
+        return None
+    config = resources[policy["Ref"]]["Properties"]["OriginRequestPolicyConfig"]
+    assert config["HeadersConfig"]["HeaderBehavior"] == "whitelist"
+    return [header.lower() for header in config["HeadersConfig"]["Headers"]]
+
+
+def test_cloudfront_writes_the_readers_address_on_every_behaviour_that_can_reach_app(
+    resources, distribution
+):
+    """The app believes `CloudFront-Viewer-Address` from a request that carries origin
+    `app`'s secret: every such request must have passed a behaviour whose policy makes
+    CloudFront write the header (a managed policy that forwards the viewer's own headers
+    would let a reader send one)."""
+    from chalicelib.http import ratelimit
+
+    assert cdn.VIEWER_ADDRESS.lower() == ratelimit.VIEWER_ADDRESS_HEADER
+    request_function = {"Fn::GetAtt": [cdn.VIEWER_REQUEST, "FunctionARN"]}
+    # The function hands a request to `app` and to no other origin.
+    source = cdn.function_code("viewer-request.js")
+    assert f"const APP = '{cdn.APP_ORIGIN}';" in source
+    assert re.findall(r"selectRequestOriginById\((\w+)\)", source) == ["APP"]
+    behaviours = [distribution["DefaultCacheBehavior"], *distribution["CacheBehaviors"]]
+    reaching_app = 0
+    for behaviour in behaviours:
+        functions = [a["FunctionARN"] for a in behaviour.get("FunctionAssociations", [])]
+        if behaviour["TargetOriginId"] != cdn.APP_ORIGIN and request_function not in functions:
+            assert behaviour["TargetOriginId"] in (cdn.API_ORIGIN, cdn.SITE_ORIGIN)
+            continue
+        headers = origin_request_headers(resources, behaviour["OriginRequestPolicyId"])
+        assert headers is not None and ratelimit.VIEWER_ADDRESS_HEADER in headers, behaviour
+        reaching_app += 1
+    assert reaching_app == 7  # the default, /manage*, and the five reader pages
+    # What the app reads of the requests it gets this way.
+    app_policy = origin_request_headers(resources, {"Ref": cdn.APP_ORIGIN_REQUESTS})
+    assert {"accept", "content-type", "x-forwarded-host"} <= set(app_policy)
+    for name in (cdn.APP_ORIGIN_REQUESTS, cdn.PAGES_ORIGIN_REQUESTS):
+        config = resources[name]["Properties"]["OriginRequestPolicyConfig"]
+        assert config["CookiesConfig"] == {"CookieBehavior": "all"}
+        assert config["QueryStringsConfig"] == {"QueryStringBehavior": "all"}
 
 
 def test_caching_follows_each_answers_cache_control_and_errors_are_kept_briefly(

@@ -412,25 +412,37 @@ def test_paths_no_route_serves_answer_the_contract_404_and_echo_nothing(resource
         assert "responseParameters" not in response
 
 
-def test_the_signing_secret_is_generated_by_the_template_and_every_function_finds_it(resources):
-    secret = resources[generate.SIGNING_SECRET]
-    assert secret["Type"] == "AWS::SecretsManager::Secret"
-    generated = secret["Properties"]["GenerateSecretString"]
+@pytest.mark.parametrize(
+    ("secret", "variable"),
+    [
+        (generate.SIGNING_SECRET, "SIGNING_SECRET_ID"),
+        (generate.ORIGIN_VERIFY_SECRET, "ORIGIN_VERIFY_SECRET_ID"),
+    ],
+)
+def test_each_secret_is_generated_by_the_template_and_every_function_finds_it(
+    resources, secret, variable
+):
+    resource = resources[secret]
+    assert resource["Type"] == "AWS::SecretsManager::Secret"
+    generated = resource["Properties"]["GenerateSecretString"]
     assert generated["PasswordLength"] >= 32 and "SecretStringTemplate" not in generated
-    assert "SecretString" not in secret["Properties"]  # never a value written in the template
+    assert "SecretString" not in resource["Properties"]  # never a value written in the template
     for function in generate.functions(STAGE):
         variables = resources[function["logical_id"]]["Properties"]["Environment"]["Variables"]
-        assert variables["SIGNING_SECRET_ID"] == {"Ref": generate.SIGNING_SECRET}, function["name"]
+        assert variables[variable] == {"Ref": secret}, function["name"]
 
 
-def test_the_functions_may_read_the_signing_secret_and_no_other(resources):
+def test_the_functions_may_read_the_two_secrets_and_no_other(resources):
     granted = [
         (action, statement["Resource"])
         for _, statement in statements(resources)
         for action in as_list(statement["Action"])
         if action.startswith(("secretsmanager:", "ssm:", "kms:"))
     ]
-    assert granted == [("secretsmanager:GetSecretValue", {"Ref": generate.SIGNING_SECRET})]
+    assert granted == [
+        ("secretsmanager:GetSecretValue", {"Ref": generate.SIGNING_SECRET}),
+        ("secretsmanager:GetSecretValue", {"Ref": generate.ORIGIN_VERIFY_SECRET}),
+    ]
 
 
 def test_the_code_calls_secrets_manager_only_as_granted():

@@ -9,6 +9,7 @@ from moto import mock_aws
 
 from chalicelib import config
 from chalicelib.domain import signing
+from chalicelib.store.secrets import secret_value
 from tests.dynamodb_calls import recording
 
 
@@ -20,15 +21,16 @@ def aws(monkeypatch):
         from chalicelib.store.tables import create_all
 
         create_all()
-        signing._secret.cache_clear()
+        restart()
         yield
         # The next test signs with the secret of its own settings, as a new process would.
-        signing._secret.cache_clear()
+        restart()
 
 
 def restart() -> None:
     """What a new process (a Lambda cold start, the next `make run`) knows: nothing cached."""
     signing._secret.cache_clear()
+    secret_value.cache_clear()
 
 
 def test_on_aws_the_secret_comes_from_secrets_manager_and_no_table_is_read(aws, monkeypatch):
