@@ -12,10 +12,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from chalicelib import clock, ids, schemas
-from chalicelib.domain import components, incidents, metrics_providers, subscriber_listing
+from chalicelib.domain import (
+    components,
+    errors,
+    incidents,
+    metrics_providers,
+    postmortems,
+    subscriber_listing,
+)
 from chalicelib.domain import incident_states as states
 from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.domain.import_mapping import Built
+from chalicelib.domain.markdown_text import strip_harmful
 from chalicelib.store.components import Component
 from chalicelib.store.incidents import IncidentRecord, IncidentTemplate, incident_key, update_key
 from chalicelib.store.metrics import Metric
@@ -111,20 +119,90 @@ def _update(
     )
 
 
-def _postmortem(source: dict) -> dict | None:
-    body = source.get("postmortem_body")
-    if not body and not source.get("postmortem_ignored"):
+def _stamp(value) -> str | None:
+    """A source timestamp as ours reads (ISO 8601, UTC, milliseconds, `Z`)."""
+    return clock.iso(moment(value)) if isinstance(value, str) else None
+
+
+def _text(value) -> str | None:
+    return strip_harmful(value) if isinstance(value, str) else None
+
+
+def _published_postmortem(incident: dict) -> dict | None:
+    """The postmortem as an incident shows it, for a source without the postmortem read: the
+    published text only (a draft shows nowhere on an incident)."""
+    body = incident.get("postmortem_body")
+    if not body:
         return None
-    published = source.get("postmortem_published_at")
-    postmortem = {
-        "body_draft": body or "",
-        "body_updated_at": source.get("postmortem_body_last_updated_at"),
-        "ignored": bool(source.get("postmortem_ignored")),
-        "notified_subscribers": bool(source.get("postmortem_notified_subscribers")),
-        "notified_social": bool(source.get("postmortem_notified_social")),
+    published = incident.get("postmortem_published_at")
+    updated = incident.get("postmortem_body_last_updated_at") or published
+    return {
+        "created_at": updated,
+        "body": body,
+        "body_updated_at": updated,
+        "body_draft": body,
+        "published_at": published,
+        "updated_at": updated,
     }
-    if published:
-        postmortem.update(body=body, published_at=published, ever_published=True)
+
+
+def _preview_key(page_id: str, target_id: str, source: dict) -> str | None:
+    """The source's preview key, else the one an earlier import made (None: a new one)."""
+    if isinstance(source.get("preview_key"), str) and source["preview_key"]:
+        return source["preview_key"]
+    try:
+        stored = incidents.get_record(page_id, target_id, consistent=True)
+    except errors.NotFound:
+        return None
+    return (postmortems.postmortem_of(stored) or {}).get("preview_key")
+
+
+def _postmortem(page_id: str, target_id: str, incident: dict, source: dict | None) -> dict | None:
+    """The incident's postmortem, draft or published, as the source's postmortem read gives
+    it (`source`; None: the source has no such read, and the incident's fields say what was
+    published), made whole as one written here is, so it reads and edits the same. The
+    incident's `postmortem_notified_*` flags keep it from notifying twice: a postmortem
+    published once (notified or not) is never a first publication here."""
+    source = source if source is not None else _published_postmortem(incident)
+    if source is None:
+        return None
+    created = (
+        _stamp(source.get("created_at"))
+        or _stamp(source.get("updated_at"))
+        or _stamp(incident.get("updated_at"))
+        or clock.iso(clock.now())
+    )
+    postmortem = postmortems.blank(created)
+    postmortem["preview_key"] = (
+        _preview_key(page_id, target_id, source) or postmortem["preview_key"]
+    )
+    postmortem.update(
+        body=_text(source.get("body")),
+        body_updated_at=_stamp(source.get("body_updated_at")),
+        body_draft=_text(source.get("body_draft")),
+        body_draft_updated_at=_stamp(source.get("body_draft_updated_at")),
+        published_at=_stamp(source.get("published_at")),
+        notify_subscribers=bool(source.get("notify_subscribers")),
+        notify_social=bool(source.get("notify_social")),
+        custom_post=source.get("custom_post")
+        if isinstance(source.get("custom_post"), str)
+        else None,
+        updated_at=_stamp(source.get("updated_at")) or created,
+        ignored=bool(incident.get("postmortem_ignored")),
+        notified_subscribers=bool(incident.get("postmortem_notified_subscribers")),
+        notified_social=bool(
+            incident.get("postmortem_notified_social")
+            or incident.get("postmortem_notified_twitter")
+        ),
+    )
+    # Publishing sets `body_updated_at`, and reverting keeps it.
+    if (
+        postmortem["published_at"]
+        or postmortem["body_updated_at"]
+        or postmortem["notified_subscribers"]
+        or postmortem["notified_social"]
+    ):
+        postmortem["ever_published"] = True
     return postmortem
 
 
@@ -137,8 +215,15 @@ def _status(source: dict, scheduled: bool) -> str:
     return status
 
 
-def incident(page_id: str, source: dict, target_id: str, component_map: dict[str, str]) -> Built:
-    """An incident or maintenance with its whole update history, newest update first."""
+def incident(
+    page_id: str,
+    source: dict,
+    target_id: str,
+    component_map: dict[str, str],
+    postmortem: dict | None = None,
+) -> Built:
+    """An incident or maintenance with its whole update history, newest update first, and
+    its postmortem (`postmortem`: the source's postmortem read, see `_postmortem`)."""
     scheduled = bool(source.get("scheduled_for"))
     created = moment(source.get("created_at")) or clock.now()
     component_ids = _mapped_ids(source.get("components"), component_map)
@@ -179,7 +264,7 @@ def incident(page_id: str, source: dict, target_id: str, component_map: dict[str
             if isinstance(source.get(flag), bool)
         },
         reminder_intervals=incidents.reminder_intervals(source.get("reminder_intervals")),
-        postmortem=_postmortem(source),
+        postmortem=_postmortem(page_id, target_id, source, postmortem),
         created_at=created,
         updated_at=moment(source.get("updated_at")) or created,
     )
@@ -235,9 +320,23 @@ def subscriber(
     incident_map: dict[str, str],
 ) -> Built:
     """A subscriber in its source state, with its recipient items and list entries: the
-    writes a subscriber's own change makes, without a confirmation message."""
+    writes a subscriber's own change makes, without a confirmation message. Unsubscribed is
+    for good: one unsubscribed here (by itself, or by an earlier import) stays as it is,
+    whatever the source says, so an import never adds back someone who left. An incident
+    subscriber's incident must be in `incident_map` (the importer leaves out those whose
+    incident is not): without it, it would be a page subscriber."""
     created = moment(source.get("created_at")) or clock.now()
+    try:
+        stored = Subscriber.get(page_id, target_id, consistent_read=True)
+    except Subscriber.DoesNotExist:
+        stored = None
+    if stored is not None and stored.state == subscriber_rules.UNSUBSCRIBED:
+        return Built([stored])
     state = _subscriber_state(source)
+    unsubscribed_at = None
+    if state == subscriber_rules.UNSUBSCRIBED:
+        # The v1 API does not say when; the import that first sees it gone does.
+        unsubscribed_at = moment(source.get("unsubscribed_at")) or clock.now()
     new = Subscriber(
         page_id,
         target_id,
@@ -251,14 +350,10 @@ def subscriber(
         state=state,
         quarantined_at=moment(source.get("quarantined_at")),
         confirmed_at=None if state == subscriber_rules.UNCONFIRMED else created,
-        unsubscribed_at=moment(source.get("unsubscribed_at")),
+        unsubscribed_at=unsubscribed_at,
         created_at=created,
         updated_at=moment(source.get("updated_at")) or created,
     )
-    try:
-        stored = Subscriber.get(page_id, target_id, consistent_read=True)
-    except Subscriber.DoesNotExist:
-        stored = None
     now_items = subscriber_rules.recipient_items(new)
     before_items = subscriber_rules.recipient_items(stored) if stored else []
     now_keys = {(item.audience, item.member) for item in now_items}

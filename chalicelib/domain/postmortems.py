@@ -61,23 +61,32 @@ def get(page_id: str, incident_id: str) -> dict:
     return _existing(incidents.get_record(page_id, incident_id))
 
 
+def blank(moment: str) -> dict:
+    """A postmortem made at `moment` with nothing written yet: every field a read shows, so
+    one made elsewhere (the importer) reads and edits as one made here."""
+    return {
+        "created_at": moment,
+        "preview_key": secrets.token_hex(16),
+        "body": None,
+        "body_updated_at": None,
+        "body_draft": None,
+        "body_draft_updated_at": None,
+        "published_at": None,
+        "notify_subscribers": False,
+        "notify_social": False,
+        "custom_post": None,
+        "updated_at": moment,
+        "notified_subscribers": False,
+        "notified_social": False,
+    }
+
+
 def save_draft(page_id: str, incident_id: str, body_draft: str) -> dict:
     """Create the postmortem or replace its draft; never notifies."""
 
     def edit(record: IncidentRecord, work: Work) -> dict:
         moment = clock.iso(work.moment)
-        postmortem = postmortem_of(record) or {
-            "created_at": moment,
-            "preview_key": secrets.token_hex(16),
-            "body": None,
-            "body_updated_at": None,
-            "published_at": None,
-            "notify_subscribers": False,
-            "notify_social": False,
-            "custom_post": None,
-            "notified_subscribers": False,
-            "notified_social": False,
-        }
+        postmortem = postmortem_of(record) or blank(moment)
         postmortem.update(
             body_draft=strip_harmful(body_draft), body_draft_updated_at=moment, updated_at=moment
         )

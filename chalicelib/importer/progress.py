@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from typing import TextIO
 
 # At most one progress line a second, however fast items go.
@@ -21,6 +22,8 @@ class Progress:
         self.read: dict[str, int] = {}
         self.written: dict[str, int] = {}
         self.done: dict[str, int] = {}
+        # What was left out and why, for the summary: {"kind", "id" (the source's), "why"}.
+        self.skipped_items: list[dict[str, str]] = []
         self._started = time.monotonic()
         self._writing_started: float | None = None
         self._last_line = 0.0
@@ -53,6 +56,12 @@ class Progress:
             self._last_line = now
             self.say(self.line())
 
+    def skipped(self, kind: str, source_id: str, why: str) -> None:
+        """A thing of `kind` read and not written (or, in a dry run, that would not be): said
+        now and kept for the summary."""
+        self.skipped_items.append({"kind": kind, "id": source_id, "why": why})
+        self.say(f"{kind} {source_id} skipped: {why}")
+
     def left_seconds(self) -> float | None:
         done = sum(self.done.values())
         if not done or self._writing_started is None:
@@ -68,7 +77,9 @@ class Progress:
         return counts + ("" if left is None else f"; about {left:.0f} s left")
 
     def summary(self) -> dict:
+        skipped = Counter(item["kind"] for item in self.skipped_items)
         return {
             kind: {"read": number, "written": self.written.get(kind, 0)}
+            | ({"skipped": skipped[kind]} if skipped[kind] else {})
             for kind, number in self.read.items()
         }

@@ -8,6 +8,7 @@ incidents, templates and subscribers that name them, incidents before their subs
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from pydantic import ValidationError
@@ -25,7 +26,7 @@ from chalicelib.domain import (
 )
 from chalicelib.importer import metric_data
 from chalicelib.importer.progress import Progress
-from chalicelib.importer.source import Source, SourceError
+from chalicelib.importer.source import Source, SourceError, SourceMissing
 from chalicelib.store.models import Organization, Page
 from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
@@ -64,7 +65,7 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
         "components": lambda: source.pages(base + "/components"),
         "incident_templates": lambda: source.pages(base + "/incident_templates"),
         "incidents": lambda: source.pages(base + "/incidents"),
-        "subscribers": lambda: source.pages(base + "/subscribers", "subscribers", state="all"),
+        "subscribers": lambda: _subscribers(source, base, progress),
         "metrics": lambda: _custom_metrics(source, base, progress),
         "page_access_groups": lambda: source.pages(base + "/page_access_groups"),
         "page_access_users": lambda: _access_users(source, base),
@@ -79,9 +80,54 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
     if more:
         found["subscribers"] += more
         progress.has_read("subscribers", len(found["subscribers"]))
+    postmortems = _postmortems(source, base, found["incidents"], progress)
     metric_data.read(source, base, found["metrics"], progress)
     progress.say(f"{source.requests} requests to the source")
-    return {"page": page, "status_embed_config": embed if isinstance(embed, dict) else {}, **found}
+    return {
+        "page": page,
+        "status_embed_config": embed if isinstance(embed, dict) else {},
+        "postmortems": postmortems,
+        **found,
+    }
+
+
+def _subscribers(source: Source, base: str, progress: Progress) -> list[dict]:
+    """The page's subscribers in every state, those who left too: `state=all` lists the
+    others, `/subscribers/unsubscribed` them (kept here unsubscribed, so a later import does
+    not add them back). The unsubscribed come first: written first, they free the addresses
+    that subscribers who came back hold now."""
+    try:
+        left = [
+            {**subscriber, "state": subscribers.UNSUBSCRIBED}
+            for subscriber in source.pages(base + "/subscribers/unsubscribed")
+            if isinstance(subscriber, dict)
+        ]
+    except SourceMissing:
+        progress.say("unsubscribed subscribers: not readable from this source; none imported")
+        left = []
+    gone = {subscriber.get("id") for subscriber in left}
+    listed = source.pages(base + "/subscribers", "subscribers", state="all")
+    return left + [s for s in listed if not isinstance(s, dict) or s.get("id") not in gone]
+
+
+def _postmortems(
+    source: Source, base: str, incidents: list[dict], progress: Progress
+) -> dict[str, dict]:
+    """Each incident's postmortem by its own read, draft or published (an incident shows the
+    published text only): a request an incident. An incident left out has none, or the
+    source has no such read (404 and 405 alike): its incident's fields tell what it
+    published."""
+    found = {}
+    for incident in incidents:
+        try:
+            postmortem = source.get(f"{base}/incidents/{incident['id']}/postmortem")
+        except SourceMissing:
+            continue
+        written = ("created_at", "body", "body_draft", "published_at")
+        if isinstance(postmortem, dict) and any(postmortem.get(name) for name in written):
+            found[incident["id"]] = postmortem
+    progress.say(f"read postmortems: {len(found)}")
+    return found
 
 
 def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]:
@@ -157,12 +203,48 @@ def _write_access(
                     page_id, model, target_id, fields_of(source, grants), stamps
                 )
             except errors.DomainError as error:
-                progress.say(f"{kind} {source['id']} skipped: {error}")
+                progress.skipped(kind, source["id"], str(error))
                 progress.item(kind, False)
                 continue
             if source["id"] not in known:
                 import_mapping.remember(scope, source["id"], target_id)
             progress.item(kind, written)
+
+
+def _orphaned(incident_ids: Collection[str]) -> Callable[[dict], str | None]:
+    """Why a subscriber is left out (None: it is not): an incident subscriber whose incident
+    is not imported (`incident_ids`: the source ids of the incidents imported, now or
+    before), deleted at the source or skipped here. Written without its incident it would be
+    a page subscriber, told of every incident, and an import never widens what a subscriber
+    hears of."""
+
+    def why(subscriber: dict) -> str | None:
+        incident_id = subscriber.get("incident_id")
+        if incident_id and incident_id not in incident_ids:
+            return f"its incident {incident_id} is not imported (deleted at the source?)"
+        return None
+
+    return why
+
+
+def _take_back(page_id: str, orphans: list[dict], progress: Progress) -> None:
+    """Unsubscribe the `orphans` an earlier import wrote as page subscribers all the same."""
+    if not orphans:
+        return
+    ours = import_mapping.mapped(import_mapping.scope_of(page_id, "subscribers"))
+    for orphan in orphans:
+        if orphan["id"] not in ours:
+            continue
+        try:
+            written = subscribers.find(page_id, ours[orphan["id"]])
+        except errors.NotFound:
+            continue  # unsubscribed already
+        if written.incident_id is None:
+            subscribers.unsubscribe(written)
+            progress.say(
+                f"subscribers {orphan['id']}: unsubscribed here, where an earlier import "
+                "made it a page subscriber"
+            )
 
 
 def _check_limits(found: dict) -> None:
@@ -258,13 +340,19 @@ def _write_each(
     *,
     public: bool = True,
     id_map: dict[str, str] | None = None,
+    skip: Callable[[dict], str | None] | None = None,
 ) -> dict[str, str]:
-    """Write each thing of `kind` found (`build(source, our id)`), keeping
-    `id_map` (source id to ours) current as it goes."""
+    """Write each thing of `kind` found (`build(source, our id)`) but those `skip` gives a
+    reason for, keeping `id_map` (source id to ours) current as it goes."""
     scope = import_mapping.scope_of(page_id, kind)
     if id_map is None:
         id_map = import_mapping.mapped(scope)
     for source in found:
+        why = skip(source) if skip else None
+        if why:
+            progress.skipped(kind, source["id"], why)
+            progress.item(kind, False)
+            continue
         try:
             target_id, written = import_mapping.put(
                 page_id,
@@ -276,7 +364,7 @@ def _write_each(
                 public=public,
             )
         except errors.Conflict:
-            progress.say(f"{kind} {source['id']} skipped: it conflicts with one of ours")
+            progress.skipped(kind, source["id"], "it conflicts with one of ours")
             progress.item(kind, False)
             continue
         id_map[source["id"]] = target_id
@@ -291,7 +379,18 @@ def run(request: Request, progress: Progress | None = None) -> dict:
     found = _read(source, request.source_page_id, progress)
     _check_limits(found)
     if request.dry_run:
-        return {"dry_run": True, "would_import": dict(progress.read)}
+        known = {incident["id"] for incident in found["incidents"]}
+        if page is not None:
+            known |= set(import_mapping.mapped(import_mapping.scope_of(page.id, "incidents")))
+        orphaned = _orphaned(known)
+        for subscriber in found["subscribers"]:
+            if why := orphaned(subscriber):
+                progress.skipped("subscribers", subscriber["id"], why)
+        return {
+            "dry_run": True,
+            "would_import": dict(progress.read),
+            "would_skip": progress.skipped_items,
+        }
     progress.start_writing()
     page = _write_page(request, page, found["page"], progress)
     _write_embed(page, found["status_embed_config"], progress)
@@ -317,9 +416,13 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         page.id,
         "incidents",
         found["incidents"],
-        lambda source, target: imported.incident(page.id, source, target, component_ids),
+        lambda source, target: imported.incident(
+            page.id, source, target, component_ids, found["postmortems"].get(source["id"])
+        ),
         progress,
     )
+    orphaned = _orphaned(incident_ids)
+    _take_back(page.id, [s for s in found["subscribers"] if orphaned(s)], progress)
     _write_each(
         page.id,
         "subscribers",
@@ -329,6 +432,7 @@ def run(request: Request, progress: Progress | None = None) -> dict:
         ),
         progress,
         public=False,
+        skip=orphaned,
     )
     metric_ids = _write_each(
         page.id,
@@ -343,4 +447,8 @@ def run(request: Request, progress: Progress | None = None) -> dict:
             metric_data.write(page.id, target_id, source_metric["data"], progress)
     _write_access(page.id, found, component_ids, metric_ids, progress)
     progress.say(progress.line())
-    return {"page_id": page.id, "imported": progress.summary()}
+    return {
+        "page_id": page.id,
+        "imported": progress.summary(),
+        "skipped": progress.skipped_items,
+    }
