@@ -40,9 +40,11 @@ from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import confirmation, deliver, fanout, outbox, queues
+from chalicelib.public import incident_subscriptions as public_incident_subscriptions
 from chalicelib.public import publish
 from chalicelib.public import routes as public_routes
 from chalicelib.public import sign_in as public_sign_in
+from chalicelib.public import subscriber_api as public_subscriber_api
 from chalicelib.public import subscriptions as public_subscriptions
 
 # After every commit: hand its events to the queue, and ask for its page's files anew.
@@ -73,7 +75,9 @@ for blueprint_module in (
 app.register_blueprint(uptime_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
 app.register_blueprint(public_subscriptions.blueprint)
+app.register_blueprint(public_incident_subscriptions.blueprint)
 app.register_blueprint(public_sign_in.blueprint)
+app.register_blueprint(public_subscriber_api.blueprint)
 app.register_blueprint(console_views.blueprint)  # the console's screens, all on one blueprint
 app.register_middleware(routing.contract_answers, "http")
 

@@ -8,12 +8,21 @@ from chalicelib import clock, schemas
 from chalicelib.domain import pages
 from chalicelib.domain.organizations import has_role
 from chalicelib.http.auth import require_owner
-from chalicelib.http.routing import ApiRequest, Router, Style
+from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 from chalicelib.store.models import Page
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "pages")
 PAGE_CONFIGURATION = "page_configuration"
+
+
+def with_warnings(page: Page, changed: set[str], body: schemas.PageOut, status: int = 200) -> Reply:
+    """The page, and a `Warning` header (RFC 7234's form, code 299: a persistent warning) for
+    each colour the body set that falls short of WCAG AA on the page's background: saved all
+    the same, and said beside the page, whose fields stay those of the contract."""
+    warnings = pages.color_warnings(pages.profile_of(page), changed)
+    headers = {"Warning": ", ".join(f'299 - "{w.message}"' for w in warnings)} if warnings else {}
+    return Reply(body, status, headers)
 
 
 def page_out(page: Page, archived: bool = False) -> schemas.PageOut:
@@ -61,7 +70,7 @@ def list_pages(request: ApiRequest):
 @router.route(
     "/v1/pages",
     ["POST"],
-    summary="Create a page (extension)",
+    summary="Create a page (extension; a Warning header names colours below WCAG AA)",
     body="PageCreate",
     response="PageOut",
     status=201,
@@ -71,7 +80,8 @@ def create_page(request: ApiRequest):
     require_owner(request.principal)
     body = request.parse()
     page = pages.create_page(request.principal.organization_id, body.page)
-    return page_out(page, request.archived)
+    changed = body.page.model_fields_set
+    return with_warnings(page, changed, page_out(page, request.archived), status=201)
 
 
 @router.route(
@@ -88,7 +98,7 @@ def get_page(request: ApiRequest):
 @router.route(
     "/v1/pages/{page_id}",
     ["PATCH", "PUT"],
-    summary="Update a page",
+    summary="Update a page (a Warning header names colours below WCAG AA contrast)",
     body="PageUpdate",
     response="PageOut",
     archived_response="ArchivedPageOut",
@@ -96,7 +106,8 @@ def get_page(request: ApiRequest):
 def update_page(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     body = request.parse()
-    return page_out(pages.update_page(page, body.page), request.archived)
+    page = pages.update_page(page, body.page)
+    return with_warnings(page, body.page.model_fields_set, page_out(page, request.archived))
 
 
 @router.route(

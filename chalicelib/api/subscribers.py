@@ -6,7 +6,7 @@ from chalice import Blueprint
 
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
-from chalicelib.domain import incidents, subscribers
+from chalicelib.domain import chat_platforms, incidents, subscribers
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
@@ -25,12 +25,17 @@ INCIDENT_SUBSCRIBERS = "/v1/pages/{page_id}/incidents/{incident_id}/subscribers"
 
 def subscriber_out(subscriber: Subscriber) -> schemas.SubscriberOut:
     phone = subscribers.e164(subscriber)
+    chat = chat_platforms.is_chat(subscriber.kind)
     return schemas.SubscriberOut(
         id=subscriber.id,
         created_at=clock.iso(subscriber.created_at),
         mode=subscriber.kind,
         email=subscriber.email,
-        endpoint=subscriber.endpoint,
+        # A chat channel's URL has its own member: a client that takes `endpoint` for a
+        # webhook's never meets one.
+        endpoint=None if chat else subscriber.endpoint,
+        chat_platform=subscriber.kind if chat else None,
+        chat_webhook_url=subscriber.endpoint if chat else None,
         phone_number=subscriber.phone_number,
         phone_country=subscriber.phone_country,
         display_phone_number=phone,

@@ -24,7 +24,7 @@ from chalicelib.console.views import (
     page_response,
     redirect,
 )
-from chalicelib.domain import pages
+from chalicelib.domain import contrast, pages
 from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
 from chalicelib.http import errors
 from chalicelib.public import preview
@@ -66,6 +66,18 @@ def _page(screen: Screen) -> Page:
     return screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
 
 
+def color_warnings(profile: dict) -> list[str]:
+    """A line for each saved colour below WCAG AA on the page's background (the API's
+    `Warning` header says the same of the colours an update sets)."""
+    return [
+        f"{COLOR_LABELS[warning.field]} ({warning.color}) has a contrast of "
+        f"{contrast.ratio_label(warning.ratio)} on the background ({warning.background}); "
+        f"WCAG AA asks {warning.minimum:g}:1 for "
+        + ("a graph." if warning.minimum < contrast.AA_TEXT else "text.")
+        for warning in pages.color_warnings(profile)
+    ]
+
+
 def _fields(screen: Screen) -> schemas.PageFields:
     fields = screen.form.get("page")
     if not isinstance(fields, dict):
@@ -83,6 +95,7 @@ def show_settings(screen: Screen) -> Response:
         settings={**profile, "subdomain": page.subdomain, "domain": page.domain},
         colors={name: profile.get(name) or DEFAULT_COLORS[name] for name in COLOR_FIELDS},
         color_labels=COLOR_LABELS,
+        color_warnings=color_warnings(profile),
         flags=FLAGS,
         time_zones=_time_zones(),
         done=screen.request.query.get("done", ""),

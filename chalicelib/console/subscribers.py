@@ -13,14 +13,20 @@ from chalice import Response
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, redirect
-from chalicelib.domain import pages, subscribers
+from chalicelib.domain import chat_platforms, pages, subscribers
 from chalicelib.http import errors
 from chalicelib.public import security
 
 SUBSCRIBERS = "/pages/{page_id}/subscribers"
 PER_SCREEN = 50
 STATES = ("active", "unconfirmed", "quarantined", "all")
-KINDS = ("email", "sms", "webhook")
+KINDS = ("email", "sms", "webhook", *chat_platforms.PLATFORMS)
+KIND_LABELS = {
+    "email": "Email",
+    "sms": "Text message",
+    "webhook": "Webhook",
+    **chat_platforms.LABELS,
+}
 # A cell a spreadsheet would run as a formula starts with one of these: quoted as text.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -65,11 +71,23 @@ def list_subscribers(screen: Screen) -> Response:
         chosen=chosen,
         states=STATES,
         kinds=KINDS,
-        counts=subscribers.counts(page.id),
+        kind_labels=KIND_LABELS,
+        platforms=chat_platforms.LABELS,
+        counts=_counts(page.id),
         query=urlencode(query),
         can_write=screen.may(page.id, PAGE_CONFIGURATION),
         done=screen.request.query.get("done", ""),
     )
+
+
+def _counts(page_id: str) -> dict[str, dict[str, int]]:
+    """Each kind's subscribers by state: email, SMS and webhooks always, a chat platform once
+    the page has any of its channels."""
+    return {
+        kind: by_state
+        for kind, by_state in subscribers.counts(page_id).items()
+        if not chat_platforms.is_chat(kind) or any(by_state.values())
+    }
 
 
 @console_view(SUBSCRIBERS, ("POST",))

@@ -158,24 +158,20 @@ def with_updates(records: list[IncidentRecord]) -> list[Incident]:
     return [_whole(record.page_id, record.id, record) for record in records]
 
 
-def started_between(page_id: str, start: datetime, end: datetime) -> list[IncidentRecord]:
+def started_between(
+    page_id: str, start: datetime, end: datetime, limit: int | None = None
+) -> list[IncidentRecord]:
     """Incidents that began in [start, end) (a maintenance: when its window opens), newest
-    first, without their updates (each carries its newest in brief)."""
+    first (the newest `limit` of them), without their updates (each carries its newest in
+    brief)."""
     return list(
         IncidentRecord.by_start.query(
             page_id,
             IncidentRecord.started_at.between(start, end),
             scan_index_forward=False,
+            limit=limit,
         )
     )
-
-
-def started_before(page_id: str, moment: datetime) -> bool:
-    """Whether any incident of the page began before `moment` (one item read at most)."""
-    older = IncidentRecord.by_start.query(
-        page_id, IncidentRecord.started_at < moment, scan_index_forward=False, limit=1
-    )
-    return next(iter(older), None) is not None
 
 
 def _whole(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from chalicelib import clock, ids, schemas
-from chalicelib.domain import errors, metrics_providers, unit_of_work
+from chalicelib.domain import contrast, errors, metrics_providers, unit_of_work
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import Claim, Page
@@ -26,20 +27,36 @@ COLOR_FIELDS = (
     "css_link_color",
     "css_no_data",
 )
-# Statuspage's own defaults, so a new page looks right before anyone picks colors.
+# Statuspage's palette, darkened where it fell short of WCAG AA on white (issue 32): each
+# status colour and the links are text on the page (4.5:1), the graph a graphic (3:1).
 DEFAULT_COLORS = {
     "css_body_background_color": "#ffffff",
     "css_font_color": "#333333",
-    "css_light_font_color": "#aaaaaa",
-    "css_greens": "#2fcc66",
-    "css_yellows": "#f1c40f",
-    "css_oranges": "#e67e22",
-    "css_blues": "#3498db",
-    "css_reds": "#e74c3c",
+    "css_light_font_color": "#6a737d",
+    "css_greens": "#1e8449",
+    "css_yellows": "#9a6700",
+    "css_oranges": "#bc4c00",
+    "css_blues": "#1f6fb2",
+    "css_reds": "#c0392b",
     "css_border_color": "#ecf0f1",
     "css_graph_color": "#3498db",
-    "css_link_color": "#3498db",
+    "css_link_color": "#1f6fb2",
     "css_no_data": "#b3bac5",
+}
+BACKGROUND = "css_body_background_color"
+# The colours drawn on the page's background and the contrast AA asks of each; borders and
+# the "no data" bars are decoration.
+COLOR_CONTRASTS = {
+    "css_font_color": contrast.AA_TEXT,
+    "css_light_font_color": contrast.AA_TEXT,
+    "css_link_color": contrast.AA_TEXT,
+    # A component's status and an incident's title are written in them.
+    "css_greens": contrast.AA_TEXT,
+    "css_yellows": contrast.AA_TEXT,
+    "css_oranges": contrast.AA_TEXT,
+    "css_blues": contrast.AA_TEXT,
+    "css_reds": contrast.AA_TEXT,
+    "css_graph_color": contrast.AA_GRAPHIC,
 }
 DEFAULT_PROFILE = {
     "branding": "basic",
@@ -58,9 +75,9 @@ DEFAULT_PROFILE = {
 }
 DEFAULT_EMBED_CONFIG = {
     "position": "bottom-right",
-    "incident_background_color": "#e74c3c",
+    "incident_background_color": "#c0392b",
     "incident_text_color": "#ffffff",
-    "maintenance_background_color": "#3498db",
+    "maintenance_background_color": "#1f6fb2",
     "maintenance_text_color": "#ffffff",
 }
 # Written on the item itself (keys of the table), not in the profile map.
@@ -225,6 +242,45 @@ def _apply(page: Page, fields: schemas.PageFields) -> tuple[dict[str, str], dict
     page.profile = {**profile_of(page), **_profile_changes(fields)}
     page.updated_at = clock.now()
     return new_claims, old_claims
+
+
+@dataclass(frozen=True)
+class ColorWarning:
+    """A colour that falls short of WCAG AA on the page's background: saved all the same
+    (the owner decides), and said in the answer."""
+
+    field: str
+    color: str
+    background: str
+    ratio: float
+    minimum: float
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.field} {self.color} has a contrast of {contrast.ratio_label(self.ratio)} "
+            f"on the background {self.background}; WCAG AA asks {self.minimum:g}:1"
+        )
+
+
+def color_warnings(profile: dict, changed: Iterable[str] | None = None) -> list[ColorWarning]:
+    """The colours of a page's `profile` below AA on its background; with `changed` (the
+    fields a body sets), only those it concerns (a new background concerns every colour)."""
+    colors = {
+        name: value if contrast.is_color(value) else DEFAULT_COLORS[name]
+        for name, value in {**DEFAULT_COLORS, **profile}.items()
+        if name in DEFAULT_COLORS
+    }
+    concerned = set(COLOR_CONTRASTS) if changed is None else set(changed)
+    if BACKGROUND in concerned:
+        concerned |= set(COLOR_CONTRASTS)
+    background = colors[BACKGROUND]
+    found = []
+    for name, minimum in COLOR_CONTRASTS.items():
+        ratio = contrast.contrast_ratio(colors[name], background)
+        if name in concerned and ratio < minimum:
+            found.append(ColorWarning(name, colors[name], background, ratio, minimum))
+    return found
 
 
 def get_page(page_id: str) -> Page:

@@ -1,5 +1,8 @@
 """Subscribers (SPEC 3.4, 4.10): who they are, their states, and who hears of what.
 
+Kinds: `email`, `sms`, `webhook`, and a chat channel's incoming webhook, one kind per platform
+(`chalicelib.domain.chat_platforms`), whose URL is kept in `endpoint`.
+
 States: `unconfirmed` (an email subscriber until it opens its confirmation link), `active`,
 `quarantined` (a delivery failed) and `unsubscribed` (kept for the unsubscribed list; gone
 from everything else).
@@ -16,6 +19,7 @@ from datetime import datetime
 
 from chalicelib import clock, config, ids, schemas
 from chalicelib.domain import (
+    chat_platforms,
     errors,
     page_access,
     pages,
@@ -51,17 +55,22 @@ FIRST_READ = 50
 RECIPIENTS_LAYOUT = ("subscriber-layout", "recipient-items-listings-v3")
 # Not unsubscribed ones; a bound on what a page's notification costs (and on sign-up spam).
 MAX_SUBSCRIBERS_PER_PAGE = 250_000
-# Which page setting allows which kind, and the field a refusal names.
+# Which page setting allows which kind, and the field a refusal names. A chat channel is
+# reached by a webhook: the page's webhook setting allows it (Statuspage's page has no other).
 KIND_SETTINGS = {
     "email": ("allow_email_subscribers", "email"),
     "sms": ("allow_sms_subscribers", "phone_number"),
     "webhook": ("allow_webhook_subscribers", "endpoint"),
+    **{
+        platform: ("allow_webhook_subscribers", "chat_webhook_url")
+        for platform in chat_platforms.PLATFORMS
+    },
 }
 
 
 def address_of(subscriber: Subscriber) -> str:
-    """The `primary` sort key: address, number or endpoint."""
-    if subscriber.kind == "webhook":
+    """The `primary` sort key: address, number, endpoint or chat webhook URL."""
+    if subscriber.kind == "webhook" or chat_platforms.is_chat(subscriber.kind):
         return subscriber.endpoint or ""
     if subscriber.kind == "sms":
         return e164(subscriber) or ""
@@ -86,14 +95,34 @@ def find(page_id: str, subscriber_id: str, incident_id: str | None = None) -> Su
 
 def _kind(fields: schemas.SubscriberFields) -> str:
     if fields.endpoint:
+        if fields.chat_webhook_url:
+            raise errors.invalid("endpoint", "give an endpoint or a chat_webhook_url, not both")
         if not fields.email:
             raise errors.invalid("email", "is required with an endpoint (webhook subscribers)")
         return "webhook"
+    if fields.chat_webhook_url:
+        return _chat_platform(fields)
+    if fields.chat_platform:
+        raise errors.invalid("chat_webhook_url", "is required with a chat_platform")
     if fields.phone_number or fields.phone_country:
         return "sms"
     if fields.email:
         return "email"
     raise errors.invalid("email", "give an email, a phone_country and phone_number, or an endpoint")
+
+
+def _chat_platform(fields: schemas.SubscriberFields) -> str:
+    """A chat subscriber's kind: the platform given, else the one of the URL's host. Its email
+    is where its confirmation goes, as a webhook subscriber's."""
+    if not fields.email:
+        raise errors.invalid("email", "is required with a chat_webhook_url (chat subscribers)")
+    platform = fields.chat_platform or chat_platforms.detected(fields.chat_webhook_url)
+    if platform is None:
+        names = ", ".join(chat_platforms.PLATFORMS)
+        raise errors.invalid(
+            "chat_platform", f"is required when the URL's host is no platform's ({names})"
+        )
+    return platform
 
 
 def _check_allowed(profile: dict, kind: str, incident_id: str | None) -> None:
@@ -119,9 +148,9 @@ def _check_components(page_id: str, component_ids: list[str]) -> None:
     check_named(components_of(page_id), component_ids, "component_ids")
 
 
-def _check_endpoint(endpoint: str) -> None:
+def _check_endpoint(endpoint: str, field_name: str = "endpoint") -> None:
     if not webhook.may_call(endpoint):
-        raise errors.invalid("endpoint", "must resolve to a public address")
+        raise errors.invalid(field_name, "must resolve to a public address")
 
 
 def create(
@@ -164,6 +193,9 @@ def create(
         subscriber.phone_country, subscriber.phone_number = _phone(fields)
     if kind == "webhook":
         _check_endpoint(fields.endpoint)
+    if chat_platforms.is_chat(kind):
+        subscriber.endpoint = fields.chat_webhook_url
+        _check_endpoint(fields.chat_webhook_url, "chat_webhook_url")
     if by_reader or (kind == "email" and not fields.skip_confirmation_notification):
         subscriber.state = UNCONFIRMED
     else:

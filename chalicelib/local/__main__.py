@@ -72,7 +72,8 @@ def main() -> int:
     heap.settle_long_lived(stopped)
     print(
         f"Status page API ready on http://127.0.0.1:{port} (emulator on :{moto_port}); "
-        f"console: http://127.0.0.1:{port}/manage",
+        f"console: http://127.0.0.1:{port}/manage; "
+        f"outbox (the emails and texts sent): http://127.0.0.1:{port}/_local/outbox",
         flush=True,
     )
 

@@ -28,7 +28,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import child, moto_costs
+from chalicelib.local import child, moto_costs, sent_messages
 from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import JournalRefused
 from chalicelib.store.tables import create_all
@@ -131,9 +131,14 @@ class Emulator:
 
     def __init__(self, port: int, data_dir: Path):
         moto_costs.install()
+        sent_messages.install()  # for the outbox page, `GET /_local/sent.json`
         self.journal = Journal(data_dir, _Dispatcher(create_backend_app), config.region())
         self.server = make_server(
-            "127.0.0.1", port, self.journal, threaded=True, request_handler=_RequestHandler
+            "127.0.0.1",
+            port,
+            sent_messages.serving(self.journal),
+            threaded=True,
+            request_handler=_RequestHandler,
         )
         self.thread = threading.Thread(
             target=self.server.serve_forever, name="emulator", daemon=True

@@ -11,6 +11,9 @@ Bodies are read as API Gateway reads them before the app sees anything: whole or
 A body sent in chunks is reassembled; one that ends before its `Content-Length` (the client
 gave up, or stalled past `BODY_TIMEOUT_SECONDS`) is a 400 and closes the connection, so a
 partial body is never handed to the app, and nothing of it is taken for the next request.
+
+One page is the local stack's own, not the app's: the outbox (`/_local/outbox`,
+`outbox_page.py`), the emails and text messages the stack sent.
 """
 
 import json
@@ -29,7 +32,7 @@ from chalice.local import (
 )
 
 from chalicelib.http import errors
-from chalicelib.local import logs
+from chalicelib.local import logs, outbox_page
 
 # API Gateway's own bound; the app refuses far less (chalicelib/http/decode.py).
 MAX_TRANSPORT_BYTES = 10 * 1024 * 1024
@@ -72,7 +75,19 @@ class _RequestHandler(ChaliceRequestHandler):
             self.close_connection = True
             self._send_error_response(refusal)
             return
+        if outbox_page.serves(self.path):  # the local stack's own page, never the app's
+            self._send_local(*outbox_page.answer(self.command, self.path, self.headers["Host"]))
+            return
         super()._generic_handle()
+
+    def _send_local(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     # The parent binds these to its own `_generic_handle`.
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle

@@ -1,4 +1,5 @@
-"""What a notification says: the webhook body, the email and the text message of an event.
+"""What a notification says: the webhook body, the email, the text message and the chat
+message of an event.
 
 Made once per event by the fan-out and carried in the delivery messages, so delivering to ten
 thousand subscribers reads nothing more from DynamoDB.
@@ -8,8 +9,9 @@ import json
 from collections.abc import Callable
 
 from chalicelib import clock, config
-from chalicelib.domain import pages
+from chalicelib.domain import chat_platforms, pages
 from chalicelib.domain.incidents import Incident
+from chalicelib.domain.markdown_text import render_text
 from chalicelib.notify import email, email_body, sms
 from chalicelib.public import html as html_labels
 from chalicelib.store.incidents import IncidentRecord
@@ -22,6 +24,7 @@ CHANNELS = {
     "email": ("subject", "sender", "text", "html", "links"),
     "sms": ("sms",),
     "webhook": ("webhook",),
+    **{platform: ("chat",) for platform in chat_platforms.PLATFORMS},
 }
 
 
@@ -110,8 +113,36 @@ def incident_content(
     label = html_labels.UPDATE_LABELS.get(update.status, status.capitalize())
     return {
         **_email(page, f"[{name}] {prefix}{record.name} - {status}", letter),
-        "sms": sms.fitted(f"[{name}] {prefix}{record.name}: {label} - {update.body or ''}", link),
+        "sms": sms.fitted(
+            f"[{name}] {prefix}{record.name}: {label} - {render_text(update.body or '')}", link
+        ),
         "webhook": {"page": page_state, "incident": _incident_body(incident, shows_components)},
+        "chat": _chat(profile, letter, label, scheduled=bool(record.scheduled)),
+    }
+
+
+def _chat(profile: dict, letter: dict, label: str, *, scheduled: bool) -> dict:
+    """What a chat message says (`chalicelib.notify.chat` makes each platform's of it):
+    plain text, times in the page's time zone, and links."""
+    local_time = html_labels.time_formatter(profile.get("time_zone") or "Etc/UTC")
+    return {
+        "page": profile.get("name", ""),
+        "intro": letter["intro"],
+        "title": letter["title"],
+        "status": letter["status"],
+        "status_label": label,
+        "impact": letter["impact"],
+        "scheduled": scheduled,
+        "body": (letter["body"] or "").strip(),
+        "components": [
+            {**c, "label": html_labels.STATUS_LABELS.get(c["status"], c["status"])}
+            for c in letter["components"]
+        ],
+        "window": [local_time(moment) for moment in letter["window"]] if letter["window"] else None,
+        "when": letter["when"],
+        "when_text": local_time(letter["when"]),
+        "link": letter["button"]["href"],
+        "link_text": letter["button"]["text"],
     }
 
 
@@ -146,6 +177,7 @@ def team_reminder_content(page: Page, record: IncidentRecord, hours: int) -> dic
         ),
         "sms": None,
         "webhook": None,
+        "chat": None,
     }
 
 
@@ -163,6 +195,7 @@ def postmortem_content(page: Page, record: IncidentRecord, body: str) -> dict:
         **_email(page, f"[{name}] Postmortem: {record.name}", letter),
         "sms": None,
         "webhook": None,
+        "chat": None,
     }
 
 
@@ -201,6 +234,7 @@ def component_content(page: Page, component: dict, change: dict, page_state: dic
         "subject": None,
         "text": None,
         "sms": None,
+        "chat": None,  # a component's change is a webhook's only (CONTRACT.md)
         "webhook": {
             "page": page_state,
             "component_update": {

@@ -3,7 +3,8 @@
 For each batch (one deliveries message) one transaction claims every recipient
 (`chalicelib.notify.claims`); a redelivered message finds them claimed and sends nothing.
 Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
-per recipient, at most `webhook.PER_HOST` at once to one host; an SES raw email per recipient
+per recipient, at most `webhook.PER_HOST` at once to one host (a chat channel's message is a
+webhook POST too, in its platform's format); an SES raw email per recipient
 (the message is rendered once per event and its headers made once per batch; only its links
 are the recipient's own), `SES_CALLS_AT_ONCE` at
 once; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
@@ -15,8 +16,8 @@ import hashlib
 import hmac
 import logging
 
-from chalicelib.domain import pages, subscribers
-from chalicelib.notify import claims, content, email, email_body, lanes, mime, sms, webhook
+from chalicelib.domain import chat_platforms, pages, subscribers
+from chalicelib.notify import chat, claims, content, email, email_body, lanes, mime, sms, webhook
 from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
@@ -49,6 +50,28 @@ def _webhook_sends(message: dict, recipients: list[dict], secret: str | None) ->
             body = body_for(recipient["unsubscribe"])
             headers = {"X-Webhook-Signature": signature(secret, body)} if secret else {}
             if not webhook.post_json(recipient["endpoint"], body, headers):
+                failed.append(recipient)
+        return failed
+
+    return [
+        lanes.Send(webhook.lane_of(recipient["endpoint"]), [recipient], post)
+        for recipient in recipients
+    ]
+
+
+def _chat_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
+    """A POST of its platform's message to each chat channel, as a webhook's (unsigned: the
+    platforms check none)."""
+    platforms = {recipient["kind"] for recipient in recipients}
+    body_for = {
+        platform: chat.bodies(platform, message["content"]["chat"]) for platform in platforms
+    }
+
+    def post(to: list[dict]) -> list[dict]:
+        failed = []
+        for recipient in to:
+            body = body_for[recipient["kind"]](recipient["unsubscribe"])
+            if not webhook.post_json(recipient["endpoint"], body, {}):
                 failed.append(recipient)
         return failed
 
@@ -112,6 +135,9 @@ def _sends(message: dict, recipients: list[dict], secret: str | None) -> list[la
         sends += _email_sends(message, by_kind["email"])
     if message_content.get("sms"):
         sends += _sms_sends(message, by_kind["sms"])
+    if message_content.get("chat"):
+        channels = [r for r in recipients if chat_platforms.is_chat(r["kind"])]
+        sends += _chat_sends(message, channels)
     return sends
 
 

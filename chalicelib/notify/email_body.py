@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chalicelib.domain import markdown_text
 from chalicelib.domain.pages import COLOR_FIELDS
 from chalicelib.public import html
 
@@ -140,8 +141,10 @@ def _text(shown: dict) -> str:
     if shown["window"]:
         lines.append(f"Scheduled: {shown['window'][0]} until {shown['window'][1]}")
     lines.append("")
-    if letter["body"]:
-        lines += [letter["body"].strip(), ""]
+    # The body is Markdown: the text part says what the HTML part shows, not `**`.
+    body = markdown_text.render_text(letter["body"] or "")
+    if body:
+        lines += [body, ""]
     for line in letter["lines"] or []:
         lines += [line, ""]
     if shown["components"]:

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 
-from chalicelib.domain import incidents, organizations, subscribers
+from chalicelib.domain import chat_platforms, incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError, NotFound
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
@@ -23,7 +23,12 @@ from chalicelib.views.components import page_components
 logger = logging.getLogger(__name__)
 # Recipients per delivery message: SES takes 50 destinations a call.
 BATCH_SIZE = 50
-ADDRESS_FIELDS = {"email": "email", "sms": "phone", "webhook": "endpoint"}
+ADDRESS_FIELDS = {
+    "email": "email",
+    "sms": "phone",
+    "webhook": "endpoint",
+    **dict.fromkeys(chat_platforms.PLATFORMS, "endpoint"),  # a chat channel's webhook URL
+}
 
 
 def _team_member(user: User) -> dict:

@@ -44,6 +44,18 @@ def size(text: str, gsm7: bool) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def segments(text: str) -> int:
+    """How many SMS segments `text` goes out in: one up to 160 GSM-7 septets (70 UTF-16 code
+    units when a character is not GSM-7), else parts of 153 septets (67 code units), each
+    losing room to the header that joins them back."""
+    gsm7 = is_gsm7(text)
+    units = size(text, gsm7)
+    one, part = (
+        (GSM7_SEGMENT, GSM7_TWO_SEGMENTS // 2) if gsm7 else (UCS2_SEGMENT, UCS2_TWO_SEGMENTS // 2)
+    )
+    return 1 if units <= one else -(-units // part)
+
+
 def fitted(text: str, link: str) -> str:
     """`text`, then `link`, in one segment (160 GSM-7 characters, or 70 when the text needs
     UCS-2) where the link leaves room for some text, else two: the text cut at a word, with an

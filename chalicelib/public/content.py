@@ -46,20 +46,31 @@ _PROFILE_TEXTS = (
 UNRESOLVED, RESOLVED = "unresolved", "resolved"
 UPCOMING, IN_PROGRESS, COMPLETED = "upcoming", "in_progress", "completed"
 SUMMARY_BODY_CHARS = 300
+# Incidents an uptime bar's day cards may name, per component (the newest): the snapshot
+# stays small however busy the bars' 90 days were.
+UPTIME_MARKS = 60
 
 
 def page_url(page: Page) -> str:
     """The page's own address: its custom domain, else the root of its host under
-    PUBLIC_DOMAIN (on the scheme and port of PUBLIC_BASE_URL), else its path there."""
+    PUBLIC_DOMAIN, else its path under PUBLIC_BASE_URL."""
     if page.domain:
-        return f"https://{page.domain}"
-    base = config.public_base_url()
+        return host_url(page.domain, custom_domain=True)
     domain = config.public_domain()
     if domain and page.subdomain:
-        address = urlsplit(base)
-        port = f":{address.port}" if address.port else ""
-        return f"{address.scheme}://{page.subdomain}.{domain}{port}"
-    return f"{base}/s/{page.subdomain or page.id}"
+        return host_url(f"{page.subdomain}.{domain}", custom_domain=False)
+    return f"{config.public_base_url()}/s/{page.subdomain or page.id}"
+
+
+def host_url(host: str, *, custom_domain: bool) -> str:
+    """The root of a host that serves a page, as every link to it is written (the summary's
+    `url`, the feeds' links, the sign-in link): a custom domain on https, a host under
+    PUBLIC_DOMAIN on the scheme and port of PUBLIC_BASE_URL."""
+    if custom_domain:
+        return f"https://{host}"
+    address = urlsplit(config.public_base_url())
+    port = f":{address.port}" if address.port else ""
+    return f"{address.scheme}://{host}{port}"
 
 
 def is_private(profile: dict) -> bool:
@@ -182,12 +193,33 @@ def page_part(page: Page, profile: dict, updated_at: str) -> dict:
     }
 
 
-def uptime_part(history: dict[str, tuple]) -> dict:
-    """Each showcased component's start and statuses over the bars' window."""
+def uptime_mark(record: IncidentRecord) -> dict:
+    """An incident or maintenance as an uptime bar's day card names it: open from when it
+    began (a maintenance: its window) until resolved or completed."""
+    scheduled = bool(record.scheduled)
+    return {
+        "id": record.id,
+        "name": record.name or "",
+        "impact": "maintenance" if scheduled else (record.impact or "none"),
+        "from": clock.iso(record.started_at or record.created_at),
+        "until": clock.iso(record.resolved_at),
+    }
+
+
+def uptime_part(history: dict[str, tuple], related: list[IncidentRecord] = ()) -> dict:
+    """Each showcased component's start and statuses over the bars' window, and the newest
+    `UPTIME_MARKS` of the `related` incidents that named it (for its bars' day cards)."""
+    marks: dict[str, list[dict]] = {component_id: [] for component_id in history}
+    for record in sorted(related, key=lambda record: record.id, reverse=True):
+        for component_id in dict.fromkeys(record.component_ids or []):
+            listed = marks.get(component_id)
+            if listed is not None and len(listed) < UPTIME_MARKS:
+                listed.append(uptime_mark(record))
     return {
         component_id: {
             "start": clock.iso(start),
             "segments": [[clock.iso(at), status] for at, status in segments],
+            "incidents": marks[component_id],
         }
         for component_id, (start, segments) in history.items()
     }
@@ -226,10 +258,11 @@ def build(
     *,
     incomplete: bool = False,
     displayed: list[Metric] | None = None,
+    related: list[IncidentRecord] = (),
 ) -> dict:
     """The snapshot's content. `entries` are `incident_entry`s, newest first; `incomplete`
     when older incidents were left out or summarized to fit; `displayed`: the metrics the
-    page charts."""
+    page charts; `related`: the incidents open at some moment of the uptime bars' window."""
     profile = pages.profile_of(page)
     stamps = [clock.iso(page.updated_at)]
     stamps += [clock.iso(record.updated_at) for record in records]
@@ -240,7 +273,7 @@ def build(
         "page": page_part(page, profile, max(stamp for stamp in stamps if stamp)),
         "status": status_part(records, entries),
         "components": components_part(records),
-        "uptime": uptime_part(history),
+        "uptime": uptime_part(history, related),
         "incidents": entries,
         "embed": pages.embed_config_of(page),
         "incomplete": incomplete,

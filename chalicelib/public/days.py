@@ -10,6 +10,8 @@ from chalicelib.http import errors
 from chalicelib.public.content import UPCOMING
 
 PAST_DAYS = 15
+# The history begins in 1970: no period asks for earlier.
+EARLIEST_YEAR = 1970
 _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _QUARTER = re.compile(r"^(\d{4})-Q(\d)$")
 
@@ -76,11 +78,10 @@ class Period:
         last = _shifted(first, self.months - 1)
         return f"{first.strftime('%B')} - {last.strftime('%B %Y')}"
 
-    def month_starts(self, today: date) -> list[date]:
-        """The months of the period up to `today`'s, newest first."""
+    def month_starts(self) -> list[date]:
+        """The first day of each month of the period, newest first."""
         first = date(self.year, self.month, 1)
-        starts = [_shifted(first, offset) for offset in range(self.months)]
-        return [start for start in reversed(starts) if start <= today]
+        return [_shifted(first, offset) for offset in reversed(range(self.months))]
 
     def bounds(self, time_zone: str) -> tuple[datetime, datetime]:
         zone = ZoneInfo(time_zone)
@@ -110,22 +111,23 @@ def parse_period(quarter: str | None, month: str | None, today: date) -> Period:
     """`quarter=YYYY-Qn`, or `month=YYYY-MM`; by default the quarter of `today`."""
     if month:
         match = _MONTH.match(month)
-        if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < 1970:
+        if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < EARLIEST_YEAR:
             raise errors.bad_request()
         return Period(int(match.group(1)), int(match.group(2)), 1)
     if quarter:
         match = _QUARTER.match(quarter)
-        if not match or not 1 <= int(match.group(2)) <= 4 or int(match.group(1)) < 1970:
+        if not match or not 1 <= int(match.group(2)) <= 4 or int(match.group(1)) < EARLIEST_YEAR:
             raise errors.bad_request()
         return Period(int(match.group(1)), 3 * int(match.group(2)) - 2, 3)
     return Period(today.year, 3 * ((today.month - 1) // 3) + 1, 3)
 
 
 def in_month(entries: list[dict], time_zone: str, first: date) -> list[dict]:
+    """The incidents and maintenances that began in the month of `first` (a maintenance: its
+    window opens then, whether it is still ahead, in progress or completed)."""
     return [
         entry
         for entry in entries
-        if entry["state"] != UPCOMING
-        and (_day_of(entry, time_zone).year, _day_of(entry, time_zone).month)
+        if (_day_of(entry, time_zone).year, _day_of(entry, time_zone).month)
         == (first.year, first.month)
     ]

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from chalicelib.domain.markdown_text import render_html
 from chalicelib.domain.pages import DEFAULT_COLORS
-from chalicelib.public import days, metric_charts, uptime_bars
-from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
+from chalicelib.domain.sms_countries import COUNTRIES
+from chalicelib.public import days, metric_charts, theme, uptime_bars
+from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING, is_open
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -90,7 +91,12 @@ def _environment() -> Environment:
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
         levels=LEVELS,
+        sms_countries=sorted(COUNTRIES.values(), key=lambda country: country.name),
         stylesheet=Markup((_HERE / "static" / "status.css").read_text()),
+        # The pages' one script, inline and allowed by its hash (`security.for_html`): the
+        # uptime bars' and charts' keyboard, touch and pointer reading, the history's filter.
+        widgets_script=Markup((_HERE / "static" / "widgets.js").read_text()),
+        is_open=is_open,
     )
     return environment
 
@@ -139,7 +145,15 @@ SUBSCRIPTION_KINDS = (
     SubscriptionKind("email", "email", "allow_email_subscribers"),
     SubscriptionKind("sms", "text message", "allow_sms_subscribers"),
     SubscriptionKind("webhook", "webhook", "allow_webhook_subscribers"),
+    # A chat channel's incoming webhook (Slack, Teams, Discord, Google Chat): a webhook too.
+    SubscriptionKind("chat", "chat", "allow_webhook_subscribers"),
 )
+
+
+# How a subscription's notifications travel, as its page says "Notifications go ... {address}"
+# (a chat channel's: "to Slack (hooks.slack.com)").
+DELIVERY = {"email": "by email to", "sms": "by text message to", "webhook": "as webhooks to"}
+INCIDENT_SUBSCRIPTION_KINDS = ("email", "sms")
 
 
 def subscription_kinds(page: dict) -> list[SubscriptionKind]:
@@ -150,29 +164,54 @@ def subscription_kinds(page: dict) -> list[SubscriptionKind]:
     return [kind for kind in SUBSCRIPTION_KINDS if allow[kind.setting]]
 
 
-def component_choices(data: dict) -> list[dict]:
-    """The components a reader may choose, in page order, each named with its group."""
-    names = {component["id"]: component["name"] for component in data["components"]}
+def incident_subscription_kinds(page: dict) -> list[SubscriptionKind]:
+    """The ways a reader may follow one incident from its page, as the page allows: by email
+    or text message (as Statuspage's incident pages offer)."""
+    allow = page["allow"]
+    if not allow["allow_incident_subscribers"]:
+        return []
     return [
-        {
-            "id": component["id"],
-            "label": " / ".join(
-                [names[component["group_id"]], component["name"]]
-                if component.get("group_id") in names
-                else [component["name"]]
-            ),
-        }
-        for component in data["components"]
-        if not component["group"]
+        kind
+        for kind in SUBSCRIPTION_KINDS
+        if kind.name in INCIDENT_SUBSCRIPTION_KINDS and allow[kind.setting]
     ]
+
+
+def alternatives(words: list[str]) -> str:
+    """`email, text message or webhook`."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def component_choices(data: dict) -> list[dict]:
+    """The components a reader may choose, in the order the page shows them (a group's
+    members where the group is), each named with its group."""
+    listed = data["components"]
+    groups = {component["id"]: component["name"] for component in listed if component["group"]}
+    choices = []
+    for component in listed:
+        if component["group"]:
+            members = [member for member in listed if member.get("group_id") == component["id"]]
+            choices += [
+                {"id": member["id"], "label": f"{component['name']} / {member['name']}"}
+                for member in members
+                if not member["group"]
+            ]
+        elif component.get("group_id") not in groups:
+            choices.append({"id": component["id"], "label": component["name"]})
+    return choices
 
 
 def _common(data: dict, base: str) -> dict:
     page = data["page"]
+    colors = colors_of(page)
+    kinds = subscription_kinds(page)
     return {
-        "subscribe": {"kinds": subscription_kinds(page)},
+        "subscribe": {"kinds": kinds, "ways": alternatives([kind.label for kind in kinds])},
         "page": page,
-        "colors": colors_of(page),
+        "colors": colors,
+        "theme": theme.theme_of(colors),
         "base": base,
         "local_time": time_formatter(page["time_zone"]),
         "day_label": days.label,
@@ -252,39 +291,88 @@ def status_page(
             charts=charts or [],
             metric_period=period,
             metric_periods=metric_charts.PERIOD_LABELS,
-            chart_size=(metric_charts.WIDTH, metric_charts.HEIGHT),
+            chart_size=metric_charts.SIZE,
+            phone_days=uptime_bars.PHONE_DAYS,
         )
     )
 
 
-def incident_page(data: dict, entry: dict, base: str) -> str:
+def incident_page(
+    data: dict,
+    entry: dict,
+    base: str,
+    chosen: str | None = None,
+    values: dict | None = None,
+    problems: dict[str, list[str]] | None = None,
+) -> str:
+    """An incident or maintenance: its updates newest first, what it affects, its postmortem,
+    and while it is open the form to follow it (`chosen`, `values` and `problems`: that form
+    sent back to be corrected)."""
+    kinds = incident_subscription_kinds(data["page"]) if is_open(entry) else []
     template = _environment().get_template("incident_page.html")
-    return template.render(**_common(data, base), entry=entry)
+    return template.render(
+        **_common(data, base),
+        entry=entry,
+        follow={
+            "kinds": kinds,
+            "chosen": chosen,
+            "values": values or {},
+            "problems": problems or {},
+        },
+    )
+
+
+def history_choices(data: dict) -> list[dict]:
+    """What the history's filter offers, in page order: each group (any of its members) and
+    each component, named with its group; `ids`: the components an incident must name."""
+    listed = data["components"]
+    group_ids = {component["id"] for component in listed if component["group"]}
+    choices = []
+    for component in listed:
+        if component["group"]:
+            members = [member for member in listed if member.get("group_id") == component["id"]]
+            ids = [component["id"], *(member["id"] for member in members)]
+            choices.append({"id": component["id"], "label": component["name"], "ids": ids})
+            choices += [
+                {
+                    "id": member["id"],
+                    "label": f"{component['name']} / {member['name']}",
+                    "ids": [member["id"]],
+                }
+                for member in members
+            ]
+        elif component.get("group_id") not in group_ids:
+            choices.append(
+                {"id": component["id"], "label": component["name"], "ids": [component["id"]]}
+            )
+    return choices
 
 
 def history_page(
-    data: dict, base: str, period: days.Period, entries: list[dict], older: bool, now: datetime
+    data: dict, base: str, period: days.Period, entries: list[dict], now: datetime
 ) -> str:
-    """One period of the history: its months newest first, each incident in brief with a
-    link to its page; links to the period before (when anything began before it) and after."""
+    """One period of the history: its months newest first (those still ahead only when a
+    maintenance is scheduled in them), each incident and maintenance in brief with a link to
+    its page; a pager to the period before and, once it has begun, after; a filter by
+    component (the page's script: the published file is the same for every reader)."""
     time_zone = data["page"]["time_zone"]
     today = days.today(time_zone, now)
-    months = [
-        {
-            "label": first.strftime("%B %Y"),
-            "parameter": days.Period(first.year, first.month, 1).parameter,
-            "entries": days.in_month(entries, time_zone, first),
-        }
-        for first in period.month_starts(today)
-    ]
+    months = []
+    for first in period.month_starts():
+        listed = days.in_month(entries, time_zone, first)
+        if first <= today or listed:
+            label = first.strftime("%B %Y")
+            parameter = days.Period(first.year, first.month, 1).parameter
+            months.append({"label": label, "parameter": parameter, "entries": listed})
     template = _environment().get_template("history_page.html")
     return template.render(
         **_common(data, base),
         title=period.title,
         months=months,
         single_month=period.months == 1,
-        older=period.before() if older else None,
+        older=period.before() if period.before().year >= days.EARLIEST_YEAR else None,
         newer=None if period.after().starts_after(today) else period.after(),
+        choices=history_choices(data),
     )
 
 
@@ -323,6 +411,7 @@ def subscription_page(
             **_common(data, base),
             subscriber=subscription,
             address=subscription["address"],
+            delivery=DELIVERY.get(subscription["kind"], "to"),
             choices=choices,
             manage_path=manage_path,
             unsubscribe_path=unsubscribe_path,

@@ -1,40 +1,100 @@
 """The public page's metric charts: each displayed metric's points over a day, week or month,
 averaged into buckets when the page is viewed (one Query a metric), drawn as server-side SVG.
 
-Every bucket is a column with its own `<title>`, which browsers show on hover without any
-script; the page's policy runs none, and allows no `style` attribute, so the chart is drawn
-with SVG attributes and the page's style sheet only.
+A chart is a line over a shaded area, a time axis below it (ticks on the hours or days of the
+page's time zone) and its scale beside it, with a table of every value under it (in a
+`<details>`, for readers of the numbers and those without a pointer or script). The page's
+script reads that table to show the value under the pointer or, by the arrow keys, under the
+keyboard's focus; the page's policy allows no `style` attribute, so the chart is drawn with SVG
+attributes and the page's style sheet only.
+
+Geometry: the SVG has no `viewBox`, so its units are the CSS pixels of the page: horizontal
+places are percentages of its width (ticks, points), and the line and area are drawn in a
+nested SVG stretched across it (`WIDTH` units wide), whose stroke does not scale.
 """
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib.domain import errors, metric_sources, metrics
 
-WIDTH = 600
-HEIGHT = 120
+WIDTH = 1000  # the stretched plot's units across
+PLOT_HEIGHT = 120  # pixels
+PAD = 8  # pixels kept free above the highest value and below the lowest
+AXIS_HEIGHT = 22  # pixels below the plot for the time axis
 DEFAULT_PERIOD = "day"
 PERIOD_LABELS = {"day": "Day", "week": "Week", "month": "Month"}
-_TIME_FORMATS = {"day": "%H:%M", "week": "%b %d %H:%M", "month": "%b %d %H:%M"}
+PERIOD_NAMES = {"day": "the past day", "week": "the past week", "month": "the past month"}
+# Every point is dotted when there are few; more are only the line.
+DOTTED_AT_MOST = 48
+# Where the time axis is ticked, in the page's time zone: the hours of each day (day), and
+# which days at midnight (week: each; month: every fifth, counted from 1970-01-01).
+_TICK_HOURS = {"day": (0, 4, 8, 12, 16, 20), "week": (0,), "month": (0,)}
+_TICK_EVERY_DAYS = {"day": 1, "week": 1, "month": 5}
+_EPOCH = date(1970, 1, 1)
+# A tick this close to an edge (percent) is labeled from that edge, not centered on it.
+_EDGE = 6.0
 
 
 @dataclass(frozen=True)
-class Column:
-    x: float
-    y: float
-    width: float
-    height: float
-    title: str
+class Size:
+    plot_height: int = PLOT_HEIGHT
+    axis_height: int = AXIS_HEIGHT
+    width: int = WIDTH
+
+    @property
+    def height(self) -> int:
+        return self.plot_height + self.axis_height
+
+
+SIZE = Size()
+
+
+@dataclass(frozen=True)
+class Point:
+    x: float  # percent of the width: the middle of the bucket
+    y: float  # pixels from the plot's top
+    at: str  # ISO 8601, UTC
+    time: str  # when, in the page's time zone: `Mar 3, 14:05`
+    value: str  # formatted, with the metric's suffix
+
+    @property
+    def units_x(self) -> float:
+        """Across the stretched plot, in its own units."""
+        return round(self.x * WIDTH / 100, 2)
+
+
+@dataclass(frozen=True)
+class Tick:
+    x: float  # percent of the width
+    label: str
+    anchor: str  # start, middle, end: how the label hangs on the tick
 
 
 @dataclass(frozen=True)
 class Chart:
     metric: dict
-    columns: list[Column]
+    points: list[Point]
     high: str  # the top of the y axis, formatted
     low: str
     average: str | None  # over the window; None: no data in it
+    period: str = DEFAULT_PERIOD
+    line: str = ""  # the path of the line, in the stretched plot's units
+    area: str = ""  # the path of the shaded area under it
+    dots: list[Point] | None = None  # the points drawn as dots
+    ticks: list[Tick] | None = None
+
+    @property
+    def label(self) -> str:
+        """What the chart shows, in a sentence (its accessible name)."""
+        name = self.metric.get("name") or ""
+        if self.average is None:
+            return f"{name}: no data over {PERIOD_NAMES[self.period]}"
+        return (
+            f"{name} over {PERIOD_NAMES[self.period]}: {len(self.points)} values, "
+            f"average {self.average}"
+        )
 
 
 def period_of(value: str | None) -> str:
@@ -47,6 +107,52 @@ def formatted(metric: dict, value: float) -> str:
     return f"{value:,.{places}f}{metric.get('suffix') or ''}"
 
 
+def moment_label(moment: datetime) -> str:
+    """A point's time as the chart and its table write it: `Mar 3, 14:05`."""
+    return f"{moment:%b} {moment.day}, {moment:%H:%M}"
+
+
+def _percent(moment: float, start: float, end: float) -> float:
+    return round((moment - start) / (end - start) * 100, 3)
+
+
+def ticks_of(start: float, end: float, period: str, time_zone: str) -> list[Tick]:
+    """The time axis over [start, end) (Unix seconds), on the page's own hours and days."""
+    zone = ZoneInfo(time_zone)
+    first = datetime.fromtimestamp(start, UTC).astimezone(zone).date()
+    last = datetime.fromtimestamp(end, UTC).astimezone(zone).date()
+    ticks = []
+    day = first
+    while day <= last:
+        if (day - _EPOCH).days % _TICK_EVERY_DAYS[period] == 0:
+            for hour in _TICK_HOURS[period]:
+                moment = datetime.combine(day, time(hour), zone)
+                seconds = moment.timestamp()
+                if start <= seconds <= end:
+                    ticks.append(_tick(moment, _percent(seconds, start, end), period))
+        day += timedelta(days=1)
+    return ticks
+
+
+def _tick(moment: datetime, x: float, period: str) -> Tick:
+    label = f"{moment:%H:%M}" if period == "day" else f"{moment:%b} {moment.day}"
+    anchor = "start" if x < _EDGE else "end" if x > 100 - _EDGE else "middle"
+    return Tick(x, label, anchor)
+
+
+def _paths(points: list[Point], baseline: float) -> tuple[str, str]:
+    """The line through the points (over the buckets without any, as the points a metric
+    is sent are not always as close as its buckets) and the area under it."""
+    if len(points) < 2:
+        return "", ""
+    steps = " ".join(f"L{point.units_x},{point.y}" for point in points[1:])
+    start, end = points[0], points[-1]
+    line = f"M{start.units_x},{start.y} {steps}"
+    area = f"M{start.units_x},{baseline} L{start.units_x},{start.y} {steps} "
+    area += f"L{end.units_x},{baseline} Z"
+    return line, area
+
+
 def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone: str) -> Chart:
     values = [bucket.average for bucket in buckets if bucket.average is not None]
     low = metric.get("y_axis_min")
@@ -55,27 +161,41 @@ def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone
     high = max([low, *values]) if high is None else float(high)
     if high <= low:
         high = low + 1
+    average = formatted(metric, sum(values) / len(values)) if values else None
+    if not buckets:
+        return Chart(metric, [], formatted(metric, high), formatted(metric, low), None, period)
     zone = ZoneInfo(time_zone)
-    width = WIDTH / max(len(buckets), 1)
-    columns = []
-    for index, bucket in enumerate(buckets):
+    width = metrics.WINDOWS[period].bucket_seconds
+    start, end = buckets[0].start, buckets[-1].start + width
+    span = PLOT_HEIGHT - 2 * PAD
+    points = []
+    for bucket in buckets:
         if bucket.average is None:
             continue
         shown = min(max(bucket.average, low), high)
-        height = max((shown - low) / (high - low) * HEIGHT, 1)
-        moment = datetime.fromtimestamp(bucket.start, UTC).astimezone(zone)
-        title = f"{moment.strftime(_TIME_FORMATS[period])}: {formatted(metric, bucket.average)}"
-        columns.append(
-            Column(
-                round(index * width, 2),
-                round(HEIGHT - height, 2),
-                round(width, 2),
-                round(height, 2),
-                title,
-            )
+        moment = datetime.fromtimestamp(bucket.start, UTC)
+        point = Point(
+            _percent(bucket.start + width / 2, start, end),
+            round(PAD + (1 - (shown - low) / (high - low)) * span, 2),
+            moment.isoformat().replace("+00:00", "Z"),
+            moment_label(moment.astimezone(zone)),
+            formatted(metric, bucket.average),
         )
-    average = formatted(metric, sum(values) / len(values)) if values else None
-    return Chart(metric, columns, formatted(metric, high), formatted(metric, low), average)
+        points.append(point)
+    line, area = _paths(points, PLOT_HEIGHT - PAD)
+    dots = points if len(points) <= DOTTED_AT_MOST else []
+    return Chart(
+        metric,
+        points,
+        formatted(metric, high),
+        formatted(metric, low),
+        average,
+        period,
+        line,
+        area,
+        dots,
+        ticks_of(start, end, period, time_zone),
+    )
 
 
 def _buckets(page_id: str, metric: dict, window: metrics.Window, now: datetime):

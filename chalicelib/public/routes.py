@@ -129,11 +129,13 @@ def _by_host(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     host = named.split(":")[0].strip().lower().rstrip(".")
     if not _HOST.match(host):
         return None, "", ""
-    scheme = request.headers.get("x-forwarded-proto", "https")
     subdomain = _subdomain_of(host)
     viewer = audience.viewer_key(request.headers)
     snapshot = page_snapshot.load_by_subdomain(subdomain, viewer) if subdomain else None
-    return snapshot or page_snapshot.load_by_domain(host, viewer), "", f"{scheme}://{host}"
+    if snapshot is not None:
+        return snapshot, "", content.host_url(host, custom_domain=False)
+    snapshot = page_snapshot.load_by_domain(host, viewer)
+    return snapshot, "", content.host_url(host, custom_domain=True)
 
 
 def _subdomain_of(host: str) -> str | None:
@@ -176,16 +178,17 @@ def public_view(
     response=None,
     otherwise: Callable[[], Response] | None = None,
     methods: tuple[str, ...] = ("GET", "HEAD"),
+    status: int = 200,
     answers: tuple[int, ...] = (),
     body: str | None = None,
     on: Router = router,
     viewers_only: bool = True,
 ):
-    """Register a view (GET and HEAD, unless `methods` says otherwise) under `/s/{page_id}`
-    and at the root of a custom domain, on the router `on`. `otherwise` answers instead of the
-    refusal when there is no page to show (or it is private). On an audience-specific page a
-    view shows the signed-in reader's part of it, and asks anyone else to sign in (unless not
-    `viewers_only`: the sign-in pages themselves)."""
+    """Register a view (GET and HEAD, unless `methods` says otherwise; its success answers
+    `status`) under `/s/{page_id}` and at the root of a custom domain, on the router `on`.
+    `otherwise` answers instead of the refusal when there is no page to show (or it is
+    private). On an audience-specific page a view shows the signed-in reader's part of it, and
+    asks anyone else to sign in (unless not `viewers_only`: the sign-in pages themselves)."""
 
     def register(view: Callable[[Visit], Response]) -> Callable:
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
@@ -220,6 +223,7 @@ def public_view(
                 list(methods),
                 summary=summary + where,
                 response=response,
+                status=status,
                 authenticated=False,
                 body=body,
                 style=Style.CURRENT,
@@ -263,15 +267,14 @@ def history_page(visit: Visit) -> Response:
     def render() -> str:
         found = visit.read(incidents.started_between, visit.snapshot.page_id, start, end)
         entries = [content.brief_entry(r) for r in found if visit.shows(r.component_ids)]
-        older = visit.read(incidents.started_before, visit.snapshot.page_id, start)
-        return html.history_page(visit.data, visit.base, period, entries, older, now)
+        return html.history_page(visit.data, visit.base, period, entries, now)
 
     return visit.respond(HTML, render, "history", period.label, caching.time_bucket())
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)
 def incident_page(visit: Visit) -> Response:
-    entry = _incident_entry(visit, visit.request.params["incident_id"])
+    entry = incident_entry(visit, visit.request.params["incident_id"])
     return visit.respond(
         HTML,
         lambda: html.incident_page(visit.data, entry, visit.base),
@@ -280,7 +283,7 @@ def incident_page(visit: Visit) -> Response:
     )
 
 
-def _incident_entry(visit: Visit, incident_id: str) -> dict:
+def incident_entry(visit: Visit, incident_id: str) -> dict:
     """The incident from the snapshot when it holds it whole (open ones); a past one costs
     one Query more."""
     for entry in visit.data["incidents"]:

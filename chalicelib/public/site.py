@@ -24,7 +24,7 @@ from chalicelib.domain import metrics
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
-from chalicelib.public import days, html, metric_charts, routes, subscriptions
+from chalicelib.public import content, days, html, metric_charts, routes, subscriptions
 from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.models import Page
 
@@ -84,12 +84,16 @@ def mounts_of(page: Page) -> list[Mount]:
     # reached only through its host.
     if subdomain and subdomain != page.id and not _another_page(subdomain, page.id):
         found.append(Mount(f"s/{subdomain}", f"/s/{subdomain}", f"{base_url}/s/{subdomain}"))
-    hosts = []
+    hosts: dict[str, bool] = {}  # each host, and whether it is the page's custom domain
     if subdomain and config.public_domain():
-        hosts.append(f"{subdomain}.{config.public_domain()}")
+        hosts[f"{subdomain}.{config.public_domain()}"] = False
     if page.domain:
-        hosts.append(page.domain.lower().rstrip("."))
-    found += [Mount(f"hosts/{host}", "", f"https://{host}", host) for host in dict.fromkeys(hosts)]
+        hosts[page.domain.lower().rstrip(".")] = True
+    # Links at a host's root are written as the page's own address writes that host.
+    found += [
+        Mount(f"hosts/{host}", "", content.host_url(host, custom_domain=custom), host)
+        for host, custom in hosts.items()
+    ]
     return found
 
 

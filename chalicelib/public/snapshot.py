@@ -6,10 +6,12 @@ does it), so writes never pay for the page's view; a view that finds changes the
 built after (or no body: a page never viewed) rebuilds it. A rebuild reads only what the page shows:
 the page, its components, the open incidents and maintenances (a sparse index, then each one's
 updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
-incident items, each with its newest update in brief) and each showcased component's status
-days over the uptime bars' window, and which metrics it charts (one Query; their points are
-read when the page is viewed, as data points do not change the snapshot). The page's older history never enters a write: the history
-pages and an old incident's page read it when visited.
+incident items, each with its newest update in brief), the newest of those that began
+earlier in the uptime bars' window (one bounded query: the bars' day cards name them) and each
+showcased component's status days over that window, and which metrics it charts (one Query;
+their points are read when the page is viewed, as data points do not change the snapshot).
+The page's older history never enters a write: the history pages and an old incident's page
+read it when visited.
 """
 
 import hashlib
@@ -28,6 +30,7 @@ from chalicelib.recent import Recent
 from chalicelib.store import snapshots
 from chalicelib.store.base import read_together
 from chalicelib.store.components import Component
+from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Claim, Page
 from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
 
@@ -35,6 +38,9 @@ from chalicelib.store.snapshots import DOMAIN, PAGE, SUBDOMAIN, key_of
 UPTIME_WINDOW = timedelta(days=91)
 # Past incidents the page lists, in brief, beyond the open ones.
 RECENT_DAYS = 15
+# Incidents that began in the uptime bars' window before those days, read for the bars' day
+# cards at most (the newest): the read stays bounded however busy the window was.
+UPTIME_OLDER_INCIDENTS = 200
 # Maintenances may be entered well ahead: a completed one may have its window in the future.
 _LATEST = datetime(9999, 12, 31, tzinfo=UTC)
 # Recent incidents kept at most; halved until the compressed snapshot fits in one item.
@@ -79,7 +85,7 @@ def refresh(
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
-    entries = _entries(page_id)
+    entries, related = _entries(page_id)
     history = _uptime_history(page, records)
     displayed = [
         metric for metric in metrics.metrics_of(page_id, consistent=True) if metric.display
@@ -95,6 +101,7 @@ def refresh(
             clock.iso(clock.now()),
             incomplete=len(kept) < len(entries),
             displayed=displayed,
+            related=related,
         )
         body = snapshots.compress(json.dumps(data, separators=(",", ":")))
         if len(body) <= snapshots.MAX_BODY_BYTES or listed == 0:
@@ -121,20 +128,28 @@ def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> 
     return changes
 
 
-def _entries(page_id: str) -> list[dict]:
+def _entries(page_id: str) -> tuple[list[dict], list[IncidentRecord]]:
     """The open incidents and maintenances whole, the others that began in the last
-    `RECENT_DAYS` days in brief; newest first."""
+    `RECENT_DAYS` days in brief, newest first; and, for the uptime bars' day cards, every
+    incident of those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the
+    bars' window (one bounded query more)."""
     opened = incidents.with_updates(incidents.open_records(page_id))
     shown = {incident.record.id for incident in opened}
     now = clock.now()
+    recent_start = now - timedelta(days=RECENT_DAYS)
     recent = [
         record
-        for record in incidents.started_between(page_id, now - timedelta(days=RECENT_DAYS), _LATEST)
+        for record in incidents.started_between(page_id, recent_start, _LATEST)
         if record.id not in shown
     ]
+    older = incidents.started_between(
+        page_id, now - UPTIME_WINDOW, recent_start, limit=UPTIME_OLDER_INCIDENTS
+    )
     entries = [content.incident_entry(incident) for incident in opened]
     entries += [content.brief_entry(record) for record in recent]
-    return sorted(entries, key=lambda entry: entry["incident"]["id"], reverse=True)
+    related = [incident.record for incident in opened] + recent
+    related += [record for record in older if record.id not in shown]
+    return sorted(entries, key=lambda entry: entry["incident"]["id"], reverse=True), related
 
 
 def _trimmed(entries: list[dict], listed: int) -> list[dict]:

@@ -16,11 +16,11 @@ from functools import wraps
 from chalice import Blueprint, Response
 
 from chalicelib import schemas
-from chalicelib.domain import pages, subscribers
+from chalicelib.domain import chat_platforms, subscribers
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
-from chalicelib.public import caching, html, security
+from chalicelib.public import caching, html, security, subscriber_api
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.public.routes import HTML, Visit, public_view, refusal
 from chalicelib.store.subscribers import Subscriber
@@ -30,7 +30,7 @@ router = Router(blueprint, "public status page")
 LINK = "/s/{page_id}/subscriptions/{token}"
 
 
-def _html(body: str, status: int = 200) -> Response:
+def uncached_html(body: str, status: int = 200) -> Response:
     return caching.uncached(body, status, HTML, security.for_html(body))
 
 
@@ -50,20 +50,24 @@ def _address(subscriber: Subscriber) -> str:
 
 
 def _destination(subscriber: Subscriber) -> str:
-    """Where notifications go: the webhook's endpoint, else the number or the email."""
+    """Where notifications go: the webhook's endpoint, a chat channel's platform and host (its
+    URL lets whoever holds it post there, and its messages' links reach the whole channel),
+    else the number or the email."""
     if subscriber.kind == "webhook":
         return subscriber.endpoint or ""
+    if chat_platforms.is_chat(subscriber.kind):
+        return chat_platforms.described(subscriber.kind, subscriber.endpoint or "")
     return _address(subscriber)
 
 
-def _wants_json(request: ApiRequest) -> bool:
+def wants_json(request: ApiRequest) -> bool:
     accept = request.headers.get("accept", "")
     return "application/json" in accept and "text/html" not in accept
 
 
 @public_view("/subscribe", "Subscribe to updates: the form", as_html=True, on=router)
 def subscribe_form(visit: Visit) -> Response:
-    return _html(html.subscribe_page(visit.data, visit.base, _chosen_kind(visit)))
+    return uncached_html(html.subscribe_page(visit.data, visit.base, _chosen_kind(visit)))
 
 
 @public_view(
@@ -79,25 +83,22 @@ def subscribe(visit: Visit) -> Response:
     chosen = _chosen_kind(visit)
     try:
         fields = visit.request.parse(schemas.SubscriberCreate).subscriber
-        if visit.viewer is not None:  # an audience-specific page: the reader follows as itself
-            fields.page_access_user = visit.viewer.user_id
-        page = pages.get_page(visit.snapshot.page_id)
-        subscriber = subscribers.create(page, fields, by_reader=True)
+        subscriber = subscriber_api.subscribe_reader(visit, fields)
     except (errors.ApiError, DomainError) as error:
         refused = error if isinstance(error, errors.ApiError) else errors.from_domain(error)
         if refused.status != 422:
             raise
-        if _wants_json(visit.request):
+        if wants_json(visit.request):
             return json_response(
                 refused.body(), 422, {"Cache-Control": "no-store", **security.for_data()}
             )
         sent = visit.request.body.get("subscriber")
         values = sent if isinstance(sent, dict) else {}
-        return _html(
+        return uncached_html(
             html.subscribe_page(visit.data, visit.base, chosen, values, refused.errors), 422
         )
     where = "phone" if subscriber.kind == "sms" else "email"
-    return _html(
+    return uncached_html(
         html.notice_page(
             visit.data,
             visit.base,
@@ -120,7 +121,7 @@ class Visitor:
         self.base = f"/s/{page_id}"
 
     def notice(self, title: str, message: str, link: dict | None = None) -> Response:
-        return _html(html.notice_page(self.data, self.base, title, message, link))
+        return uncached_html(html.notice_page(self.data, self.base, title, message, link))
 
     def subscription(self, *, saved: bool = False) -> Response:
         subscriber = self.subscriber
@@ -139,7 +140,7 @@ class Visitor:
             subscribers.link_path(subscriber, subscribers.UNSUBSCRIBE),
             saved=saved,
         )
-        return _html(body)
+        return uncached_html(body)
 
 
 def _link_view(suffix: str, methods: list[str], summary: str):
@@ -206,7 +207,7 @@ def unsubscribe_question(request: ApiRequest) -> Response:
     visitor = Visitor(request, subscribers.UNSUBSCRIBE)
     if visitor.subscriber.state == subscribers.UNSUBSCRIBED:
         return _unsubscribed(visitor)
-    return _html(
+    return uncached_html(
         html.unsubscribe_page(
             visitor.data,
             visitor.base,

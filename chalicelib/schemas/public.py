@@ -109,6 +109,32 @@ class ScheduledMaintenancesDocument(OutSchema):
     scheduled_maintenances: list[PublicScheduledMaintenance]
 
 
+class PublicSubscriber(OutSchema):
+    """A reader's subscription as Statuspage's public API answers it, with what this one
+    holds beside (the address it was made for, its components, its state)."""
+
+    id: str
+    created_at: str
+    mode: str = Field(description="the kind of subscriber: email, sms, webhook, ...")
+    email: str | None
+    endpoint: str | None
+    phone_country: str | None
+    phone_number: str | None
+    components: list[str] = Field(description="the components followed; none: all of them")
+    skip_confirmation_notification: bool = Field(description="always false: readers confirm")
+    quarantined_at: str | None
+    purge_at: str | None
+    state: Literal["unconfirmed"] = Field(
+        description="until its owner opens the confirmation link sent to it"
+    )
+
+
+class PublicSubscriberDocument(OutSchema):
+    """`subscribers.json`'s answer to a subscription made."""
+
+    subscriber: PublicSubscriber
+
+
 # Component uptime (the management API).
 
 

@@ -2,9 +2,9 @@
 
 from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, field_validator
 
-from chalicelib.domain import sms_countries
+from chalicelib.domain import chat_platforms, sms_countries
 from chalicelib.http.pagination import MAX_PAGE_NUMBER
 from chalicelib.schemas.common import (
     Clearable,
@@ -14,7 +14,24 @@ from chalicelib.schemas.common import (
     WebUrl,
 )
 
-Kind = Literal["email", "sms", "webhook"]
+Kind = Literal["email", "sms", "webhook", "slack", "teams", "discord", "google_chat"]
+ChatPlatform = Literal["slack", "teams", "discord", "google_chat"]
+# A webhook's or a chat channel's URL: printable ASCII, bounded (its bytes are part of
+# DynamoDB keys).
+_CHAT_URL = r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?([/?#][!-~]*)?$"
+
+
+def _chat_url(value: str) -> str:
+    if not value.isascii() or len(value) > chat_platforms.MAX_URL_LENGTH:
+        raise ValueError(f"must be at most {chat_platforms.MAX_URL_LENGTH} characters, all ASCII")
+    return value
+
+
+HookUrl = Annotated[
+    WebUrl,
+    AfterValidator(_chat_url),
+    Field(json_schema_extra={"pattern": _CHAT_URL, "maxLength": chat_platforms.MAX_URL_LENGTH}),
+]
 
 
 def _listed(value):
@@ -46,7 +63,23 @@ class SubscriberFields(Schema):
     email: Annotated[Email | None, Clearable] = None
     phone_country: Annotated[str | None, Clearable] = Field(None, json_schema_extra=_sms_countries)
     phone_number: Annotated[str | None, Clearable] = None
-    endpoint: Annotated[WebUrl | None, Clearable] = None
+    endpoint: Annotated[HookUrl | None, Clearable] = None
+    chat_webhook_url: Annotated[HookUrl | None, Clearable] = Field(
+        None,
+        description=(
+            "An extension: a chat channel's incoming-webhook URL (Slack, a Microsoft Teams "
+            "Workflows webhook, Discord, Google Chat), with `email` as for an endpoint. The "
+            "subscriber's `mode` is its platform."
+        ),
+    )
+    chat_platform: Annotated[ChatPlatform | None, Clearable] = Field(
+        None,
+        description=(
+            "An extension: the platform of `chat_webhook_url`; by default the one whose "
+            "webhook host the URL is on (hooks.slack.com, *.logic.azure.com or "
+            "*.api.powerplatform.com, discord.com/api/webhooks, chat.googleapis.com)."
+        ),
+    )
     component_ids: list[str] | None = None
     skip_confirmation_notification: bool = False
     page_access_user: Annotated[str | None, Clearable] = None
@@ -92,6 +125,12 @@ class SubscriberOut(OutSchema):
     mode: str
     email: str | None
     endpoint: str | None
+    chat_platform: ChatPlatform | None = Field(
+        description="An extension: the platform of a chat subscriber (as its `mode`)"
+    )
+    chat_webhook_url: str | None = Field(
+        description="An extension: a chat subscriber's incoming-webhook URL"
+    )
     phone_number: str | None
     phone_country: str | None
     display_phone_number: str | None
@@ -105,8 +144,8 @@ class SubscriberOut(OutSchema):
 
 
 class SubscriberCountByType(OutSchema):
-    """Statuspage's count: subscribers per type (kinds this service has no subscribers of,
-    such as Slack or Teams, count 0)."""
+    """Statuspage's count: subscribers per type (`integration_partner`, a kind this service
+    has no subscribers of, counts 0; `discord` and `google_chat` are extensions)."""
 
     email: int
     sms: int
@@ -114,6 +153,8 @@ class SubscriberCountByType(OutSchema):
     integration_partner: int
     slack: int
     teams: int
+    discord: int
+    google_chat: int
 
 
 class StateCounts(OutSchema):
@@ -127,6 +168,10 @@ class SubscriberHistogram(OutSchema):
     email: StateCounts
     sms: StateCounts
     webhook: StateCounts
+    slack: StateCounts
+    teams: StateCounts
+    discord: StateCounts
+    google_chat: StateCounts
 
 
 class SubscriberListQuery(Schema):
@@ -140,9 +185,19 @@ class SubscriberListQuery(Schema):
 
 
 class SubscriberCountQuery(Schema):
-    type: Literal["email", "sms", "webhook", "slack", "teams", "integration_partner"] | None = (
-        Field(None, description="count only subscribers of this type")
-    )
+    type: (
+        Literal[
+            "email",
+            "sms",
+            "webhook",
+            "slack",
+            "teams",
+            "discord",
+            "google_chat",
+            "integration_partner",
+        ]
+        | None
+    ) = Field(None, description="count only subscribers of this type")
     state: Literal["active", "unconfirmed", "quarantined", "all"] | None = Field(
         None, description="count only subscribers in this state (default active)"
     )

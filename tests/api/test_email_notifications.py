@@ -120,7 +120,8 @@ def test_an_incident_email_has_a_text_and_an_html_part_with_the_page_look(brande
     for expected in (
         "Elevated errors",
         "Status: Investigating",
-        "We are **looking** into it.",
+        "We are looking into it.",  # Markdown, read as text (issue 32)
+        "- step one",
         "- API: Major Outage",
         shown_at.group(1),
         link,

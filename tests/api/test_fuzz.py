@@ -55,6 +55,9 @@ STATEFUL = {
     "POST /v1/organizations/{organization_id}/subscribers.json": (422,),
     "POST /v1/organizations/{organization_id}/incidents/{incident_id}/subscribers.json": (422,),
     "POST /s/{page_id}/subscribe": (422,),  # a reader's subscription: the same rules
+    "POST /s/{page_id}/incidents/{incident_id}/subscribe": (422,),  # and one incident's
+    "POST /s/{page_id}/api/v2/subscribers.json": (422,),  # the same, through the v2 API
+    "POST /api/v2/subscribers.json": (422,),
     "PUT /v1/pages/{page_id}/incidents/{incident_id}/postmortem/publish": (400,),
     "POST /v1/organizations/{organization_id}/users": (422,),  # an address taken already
     "POST /v1/organizations/{organization_id}/users.json": (422,),

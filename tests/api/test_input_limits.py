@@ -167,3 +167,13 @@ def test_a_followed_address_longer_than_a_key_holds_is_refused(world):
     )
     assert answer.status == 422, answer.text
     assert "third_party.summary_url" in answer.json["errors"]
+
+
+def test_a_webhook_address_longer_than_a_key_holds_is_refused(world):
+    long_url = "https://hooks.example.com/" + "a" * 1000
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/subscribers",
+        {"subscriber": {"email": "hook@example.com", "endpoint": long_url}},
+    )
+    assert answer.status == 422, answer.text
+    assert "endpoint" in answer.json["errors"]

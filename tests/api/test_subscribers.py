@@ -139,6 +139,7 @@ def test_count_is_statuspages_count_by_type_with_its_filters(world):
     subscribe(world, {"email": "pending@example.com"})
     subscribe(world, {"phone_country": "US", "phone_number": "4155550100"})
     nothing = {"email": 0, "sms": 0, "webhook": 0, "integration_partner": 0, "slack": 0, "teams": 0}
+    nothing |= {"discord": 0, "google_chat": 0}  # extensions: chat subscribers
 
     def count(query=""):
         answer = world.api.get(subscribers_path(world, "/count" + query))

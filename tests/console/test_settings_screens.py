@@ -101,3 +101,19 @@ def test_markdown_previews_are_sanitized(console, make_user, world):
     assert answer.status == 200 and "<em>fine</em>" in answer.text
     assert "<script>alert" not in answer.text
     assert console.post("/manage/markdown", {"text": "x"}, csrf=False).status == 403
+
+
+def test_a_colour_below_aa_is_saved_and_the_settings_warn_of_it(
+    console, make_user, world, settings
+):
+    console.sign_in(make_user())
+    assert 'id="color-warnings"' not in console.get(settings).text  # the default palette
+    answer = console.post(settings, _form(css_yellows="#f1c40f"))
+    assert answer.status == 303
+    assert world.api.get(f"/v1/pages/{world.page_id}").json["css_yellows"] == "#f1c40f"
+    shown = console.get(answer.headers["location"]).text
+    assert 'id="color-warnings"' in shown
+    assert (
+        "Degraded (yellow) (#f1c40f) has a contrast of 1.66:1 on the background (#ffffff); "
+        "WCAG AA asks 4.5:1 for text."
+    ) in shown

@@ -53,3 +53,23 @@ def test_an_incident_manager_sees_subscribers_but_changes_none(console, make_use
     base = f"/manage/pages/{world.page_id}/subscribers"
     assert "Add a subscriber" not in console.get(base).text
     assert console.post(base, {"subscriber[email]": "eve@example.com"}).status == 403
+
+
+def test_a_chat_channel_is_added_and_listed_by_its_platform(console, make_user, world):
+    console.sign_in(make_user())
+    base = f"/manage/pages/{world.page_id}/subscribers"
+    form = console.get(base).text
+    assert 'name="subscriber[chat_webhook_url]"' in form and "Microsoft Teams" in form
+    answer = console.post(
+        base,
+        {
+            "subscriber[chat_webhook_url]": "http://127.0.0.1:9/teams-relay",
+            "subscriber[chat_platform]": "teams",
+            "subscriber[email]": "ops@example.com",
+        },
+    )
+    assert answer.status == 303, answer.text
+    (created,) = world.api.get(f"/v1/pages/{world.page_id}/subscribers?type=teams").json
+    assert created["chat_webhook_url"] == "http://127.0.0.1:9/teams-relay"
+    listed = _subscribers(console, world, "?type=teams")
+    assert "teams-relay" in listed and "Microsoft Teams: 1 active" in listed

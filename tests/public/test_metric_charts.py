@@ -1,11 +1,14 @@
 """The public page charts each displayed metric: server-rendered SVG over a day, week or
-month, a hover title per bucket, read when viewed (one Query a displayed metric)."""
+month (a line over an area, a time axis in the page's time zone), a table of its values (which
+the page's script reads on hover and focus), read when viewed (one Query a displayed metric)."""
 
 import re
 import time
+from datetime import UTC, datetime
 
 import pytest
 
+from chalicelib import clock
 from tests.api.test_metrics import add_point, make_metric, metric_path
 from tests.public.conftest import publish
 
@@ -24,6 +27,19 @@ def chart_of(html: str, metric_id: str) -> str:
     return found.group(0)
 
 
+def values_of(chart: str) -> list[tuple[str, str]]:
+    """The chart's table: (time, value) of each point, oldest first."""
+    return re.findall(
+        r'<tr data-x="[\d.]+" data-y="[\d.]+"><td><time datetime="[^"]+">([^<]*)</time></td>'
+        r"<td>([^<]*)</td></tr>",
+        chart,
+    )
+
+
+def ticks_of(chart: str) -> list[str]:
+    return re.findall(r'<text class="metric-tick-label"[^>]*>([^<]*)</text>', chart)
+
+
 def test_a_displayed_metric_is_charted_with_its_values(world, visitor):
     metric = charted_metric(world)
     hidden = make_metric(world, name="Hidden metric").json
@@ -40,9 +56,9 @@ def test_a_displayed_metric_is_charted_with_its_values(world, visitor):
     assert "<h3>API latency</h3>" in chart
     assert '<svg class="metric-chart"' in chart
     assert "Average 15.0 ms" in chart
-    titles = re.findall(r'<rect class="metric-column"[^>]*><title>([^<]*)</title></rect>', chart)
-    assert len(titles) == 2
-    assert [title.split(": ")[1] for title in titles] == ["20.0 ms", "10.0 ms"]
+    assert [value for _, value in values_of(chart)] == ["20.0 ms", "10.0 ms"]
+    assert re.search(r'<path class="metric-line" d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+"', chart)
+    assert chart.count('class="metric-point"') == 2
     assert "20.0 ms" in chart and "0.0 ms" in chart  # the y axis
     for period in ("day", "week", "month"):
         assert f'href="?metric_period={period}#metrics"' in answer.text
@@ -55,12 +71,12 @@ def test_a_period_link_charts_the_longer_window(world, visitor, period):
     assert add_point(world, metric["id"], old, 7).status == 201
     publish(world)
     day = chart_of(visitor.get().text, metric["id"])
-    assert "No data" in day and "metric-column" not in day
+    assert "No data" in day and values_of(day) == []
     answer = visitor.get(f"?metric_period={period}")
     assert answer.status == 200
     chart = chart_of(answer.text, metric["id"])
-    assert chart.count('class="metric-column"') == 1
-    assert "7.0 ms" in chart
+    assert [value for _, value in values_of(chart)] == ["7.0 ms"]
+    assert chart.count('class="metric-point"') == 1
     assert re.search(rf'aria-current="page" class="current">{period.title()}<', answer.text)
     # An unknown period shows the day.
     assert "No data" in chart_of(visitor.get("?metric_period=year").text, metric["id"])
@@ -71,11 +87,63 @@ def test_metric_names_are_escaped_and_the_page_stays_within_its_policy(world, vi
     assert add_point(world, metric["id"], int(time.time()) - 600, 3).status == 201
     publish(world)
     answer = visitor.get()
-    assert "<script>" not in answer.text
+    assert "<script>alert" not in answer.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in chart_of(answer.text, metric["id"])
     assert "&lt;b&gt;x&lt;/b&gt;" in answer.text
     assert " style=" not in answer.text  # the policy allows no style attribute
-    assert "script-src" not in answer.headers["Content-Security-Policy"]
+    # The one script the policy allows is the page's own, by its hash.
+    assert answer.text.count("<script>") == 1
+    assert "'unsafe-inline'" not in answer.headers["Content-Security-Policy"]
+
+
+@pytest.fixture
+def frozen_clock():
+    def at(moment: datetime) -> datetime:
+        clock.freeze(moment)
+        return moment
+
+    yield at
+    clock.freeze(None)
+
+
+def test_a_chart_has_a_time_axis_and_a_table_in_the_page_time_zone(world, visitor, frozen_clock):
+    now = frozen_clock(datetime(2030, 6, 1, 12, 2, tzinfo=UTC))  # 21:02 in Tokyo
+    world.api.patch(f"/v1/pages/{world.page_id}", {"page": {"time_zone": "Asia/Tokyo"}})
+    metric = charted_metric(world)
+    at = int(now.timestamp())
+    for offset, value in ((2 * 3600, 12.5), (3600, 30), (60, 7)):
+        assert add_point(world, metric["id"], at - offset, value).status == 201
+    publish(world)
+    chart = chart_of(visitor.get().text, metric["id"])
+    # The day's axis: every fourth hour of Tokyo's clock, yesterday 21:02 to now.
+    assert ticks_of(chart) == ["00:00", "04:00", "08:00", "12:00", "16:00", "20:00"]
+    assert values_of(chart) == [
+        ("Jun 1, 19:00", "12.5 ms"),
+        ("Jun 1, 20:00", "30.0 ms"),
+        ("Jun 1, 21:00", "7.0 ms"),
+    ]
+    assert '<th scope="col">Time (Asia/Tokyo)</th>' in chart
+    assert 'aria-label="API latency over the past day: 3 values, average 16.5 ms"' in chart
+    # The week's axis: each midnight, by date.
+    week = chart_of(visitor.get("?metric_period=week").text, metric["id"])
+    assert ticks_of(week) == [f"May {day}" for day in range(26, 32)] + ["Jun 1"]
+
+
+def test_a_chart_is_drawn_by_attributes_and_percentages_only(world, visitor):
+    """No `style` attribute (the policy forbids them) and no fixed width: the SVG has no
+    viewBox, its places are percentages of its width, its line a stretched inner SVG."""
+    metric = charted_metric(world)
+    now = int(time.time())
+    for offset in range(1, 61):  # more than the dots drawn: only the line
+        assert add_point(world, metric["id"], now - offset * 300, offset).status == 201
+    publish(world)
+    chart = chart_of(visitor.get().text, metric["id"])
+    assert " style=" not in chart
+    assert 'class="metric-point"' not in chart
+    assert len(values_of(chart)) == 60
+    assert re.search(r'<svg class="metric-chart"[^>]*width="100%"', chart)
+    assert 'preserveAspectRatio="none"' in chart and 'vector-effect="non-scaling-stroke"' in chart
+    assert re.search(r'<text class="metric-tick-label" x="[\d.]+%"', chart)
 
 
 @pytest.mark.usefixtures("app_views")
@@ -129,7 +197,7 @@ def test_a_displayed_provider_metric_is_charted_without_data(world, visitor, dyn
     assert answer.status == 200
     chart = chart_of(answer.text, metric.json["id"])
     assert "<h3>Apdex</h3>" in chart and "No data" in chart
-    assert "metric-column" not in chart
+    assert values_of(chart) == []
     assert dynamodb_calls.operations[before:] == ["GetItem"]  # the snapshot only
 
 

@@ -36,11 +36,23 @@ def declared(classes: set[str], prop: str) -> str | None:
     return best[1] if best else None
 
 
+BANNER_COLORS = {
+    "up": "greens",
+    "minor": "yellows",
+    "major": "oranges",
+    "critical": "reds",
+    "maintenance": "blues",
+}
+
+
 @pytest.mark.parametrize("level", sorted(set(html.LEVELS.values()) | {"up"}))
 def test_banner_text_is_never_the_color_of_its_banner(level):
+    """The banner is filled with the page's colour of its level, and written in the black or
+    white that contrasts most with it (`--on-*`, chalicelib/public/theme.py)."""
     classes = {"banner", f"level-{level}"}
     assert declared(classes, "color") != declared(classes, "background")
-    assert declared(classes, "color") == "#fff"
+    assert declared(classes, "background") == f"var(--{BANNER_COLORS[level]}-fill)"
+    assert declared(classes, "color") == f"var(--on-{BANNER_COLORS[level]})"
 
 
 def test_all_systems_operational_is_written_in_white_on_green(world, visitor):
@@ -52,7 +64,8 @@ def test_all_systems_operational_is_written_in_white_on_green(world, visitor):
 
 def shown_status(page: str, name: str) -> str:
     found = re.search(
-        rf'<span class="name">{re.escape(name)}</span><span class="status level-[\w-]+">([^<]+)<',
+        rf'<span class="name">{re.escape(name)}</span>(?:<span class="member-count">[^<]*</span>'
+        rf'</span>)?<span class="status level-[\w-]+">([^<]+)<',
         page,
     )
     assert found, f"{name} is not on the page"
@@ -75,7 +88,14 @@ def test_a_group_with_a_member_under_maintenance_shows_maintenance(world, visito
 
 
 def bars(page: str) -> list[tuple[str, str]]:
-    return re.findall(r'<span class="bar level-([\w-]+)" title="([^"]*)"', page)
+    """Each bar's level, and its day and what its card says of it."""
+    found = re.findall(
+        r'<button type="button" class="bar level-([\w-]+)" aria-label="([^"]*)"[^>]*></button>'
+        r'<div class="uptime-card"><strong>[^<]*</strong><div id="[^"]*">'
+        r'<p class="uptime-outage">([^<]*)</p>',
+        page,
+    )
+    return [(level, f"{day}: {summary}") for level, day, summary in found]
 
 
 @pytest.fixture
@@ -105,6 +125,6 @@ def test_todays_bar_of_a_component_in_major_outage_is_red_and_says_so(
 def test_every_bar_writes_its_day_the_same_way(world, visitor, in_major_outage_for_ten_minutes):
     publish(world)
     titles = [title for _, title in bars(visitor.get("").text)]
-    assert titles[0] == "Feb 20, 2031: no data"
-    assert titles[-2] == "May 19, 2031: no downtime recorded"
+    assert titles[0] == "Feb 20, 2031: No data"
+    assert titles[-2] == "May 19, 2031: No downtime recorded"
     assert all(re.match(r"[A-Z][a-z]{2} \d{1,2}, \d{4}: ", title) for title in titles)

@@ -1,0 +1,86 @@
+"""What the local stack sent: the emails (SES) and text messages (SNS) that reached the
+emulator, with the moment each was sent, for the outbox page (`outbox_page.py`).
+
+Kept in the emulator's process, the one place the sends of every process (the API's, the
+event functions') arrive: moto's backends are wrapped to note each message as they accept it,
+since moto keeps no time of sending and no order across the two services. Only the last
+`MAX_KEPT` are kept, and nothing across a restart (moto keeps no sent message either).
+Served as JSON, newest first, at `GET /_local/sent.json` on the emulator's port.
+"""
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+
+PATH = "/_local/sent.json"
+MAX_KEPT = 500
+
+_sent: deque = deque(maxlen=MAX_KEPT)
+_lock = threading.Lock()
+_installed = False
+
+
+def install() -> None:
+    """Note every message moto's SES and SNS backends accept from now on."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    from moto.ses.models import SESBackend
+    from moto.sns.models import SNSBackend
+
+    send_raw_email = SESBackend.send_raw_email
+    publish = SNSBackend.publish
+
+    def noting_send_raw_email(self, *args, **kwargs):
+        message = send_raw_email(self, *args, **kwargs)
+        _note(
+            {
+                "kind": "email",
+                "id": message.id,
+                "to": list(dict.fromkeys(message.destinations or [])),  # moto adds To's
+                "raw": message.raw_data,
+            }
+        )
+        return message
+
+    def noting_publish(self, *args, **kwargs):
+        message_id = publish(self, *args, **kwargs)
+        text = self.sms_messages.get(message_id)
+        if text is not None:  # a text message, not a topic's
+            _note({"kind": "sms", "id": message_id, "to": [text[0]], "text": text[1]})
+        return message_id
+
+    SESBackend.send_raw_email = noting_send_raw_email
+    SNSBackend.publish = noting_publish
+
+
+def _note(message: dict) -> None:
+    with _lock:
+        _sent.append({**message, "sent_at": time.time()})
+
+
+def sent() -> list[dict]:
+    """The messages kept, newest first."""
+    with _lock:
+        return list(reversed(_sent))
+
+
+def serving(app: Callable) -> Callable:
+    """The emulator's WSGI app, answering `GET PATH` itself."""
+
+    def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != PATH:
+            return app(environ, start_response)
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            start_response("405 Method Not Allowed", [("Allow", "GET"), ("Content-Length", "0")])
+            return [b""]
+        body = json.dumps(sent()).encode()
+        start_response(
+            "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+        )
+        return [body]
+
+    return wsgi

@@ -1,0 +1,241 @@
+"""axe-core on the public pages in a real headless Chromium, in light and in dark (issue 32,
+item 5): the home page with every status colour on it, an incident's page, the history and
+the subscribe form, with the default palette, have no serious or critical violation.
+
+axe-core comes from the npm registry into the virtualenv (`.venv/axe`), installed by the
+`axe_script` fixture on first use; it is a test tool only and never reaches a page.
+"""
+
+import json
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from tests.e2e import chromium
+from tests.e2e.chromium import ARTIFACTS
+from tests.e2e.stack import ROOT, LocalStack, wait_for
+
+pytestmark = pytest.mark.e2e
+
+chromium.skip_without_chromium()
+from selenium.webdriver.common.by import By  # noqa: E402
+
+AXE_VERSION = "4"
+AXE_FOLDER = ROOT / ".venv" / "axe"
+AXE_SCRIPT = AXE_FOLDER / "node_modules" / "axe-core" / "axe.min.js"
+# What a reader must not meet: axe's two upper impacts.
+BLOCKING = ("serious", "critical")
+SCHEMES = ("light", "dark")
+
+
+@pytest.fixture(scope="module")
+def axe_script() -> str:
+    if not AXE_SCRIPT.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip("npm is not installed: axe-core comes from the npm registry")
+        subprocess.run(
+            [npm, "install", "--prefix", str(AXE_FOLDER), "--no-audit", "--no-fund"]
+            + ["--silent", f"axe-core@{AXE_VERSION}"],
+            check=True,
+            timeout=300,
+        )
+    return AXE_SCRIPT.read_text()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    running = LocalStack(tmp_path_factory.mktemp("data")).start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    driver = chromium.start(tmp_path_factory.mktemp("chromium-profile"))
+    yield driver
+    driver.quit()
+
+
+class ShowcasePage:
+    """A bootstrapped page showing every colour the palette has: components in each status
+    (one in a group), an open incident of each impact, a maintenance in progress and one to
+    come, a resolved incident among the past ones, and a charted metric."""
+
+    def __init__(self, stack: LocalStack):
+        self.stack = stack
+        created = stack.admin("bootstrap")
+        self.key, self.page_id = created["api_key"], created["page_id"]
+        statuses = (
+            "operational",
+            "degraded_performance",
+            "partial_outage",
+            "major_outage",
+            "under_maintenance",
+        )
+        made = {status: self.create_component(status) for status in statuses}
+        self.create(
+            "component-groups",
+            "component_group",
+            {"name": "Core", "components": [made["operational"]["id"]]},
+        )
+        self.incidents = {
+            impact: self.create(
+                "incidents",
+                "incident",
+                {
+                    "name": f"A {impact} incident",
+                    "body": "We are looking into it.",
+                    "impact_override": impact,
+                },
+            )
+            for impact in ("minor", "major", "critical")
+        }
+        resolved = self.create(
+            "incidents",
+            "incident",
+            {"name": "A resolved incident", "status": "resolved", "body": "It is fixed."},
+        )
+        self.incidents["resolved"] = resolved
+        self.create(
+            "incidents",
+            "incident",
+            {
+                "name": "A maintenance to come",
+                "status": "scheduled",
+                "scheduled_for": "2099-01-01T02:00:00Z",
+                "scheduled_until": "2099-01-01T04:00:00Z",
+                "body": "The database moves to new hardware.",
+            },
+        )
+        self.chart_a_metric()
+
+    def create(self, resource: str, wrapper: str, fields: dict) -> dict:
+        answer = self.stack.send(
+            "POST", f"/v1/pages/{self.page_id}/{resource}", self.key, {wrapper: fields}
+        )
+        assert answer.status_code == 201, answer.text
+        return answer.json()
+
+    def create_component(self, status: str) -> dict:
+        name = status.replace("_", " ").capitalize()
+        fields = {"name": name, "status": status, "showcase": True}
+        return self.create("components", "component", fields)
+
+    def chart_a_metric(self) -> None:
+        providers = self.stack.get(f"/v1/pages/{self.page_id}/metrics_providers", self.key)
+        (own,) = [provider for provider in providers.json() if provider["type"] == "Self"]
+        metric = self.create(
+            f"metrics_providers/{own['id']}/metrics",
+            "metric",
+            {"name": "API latency", "display": True, "suffix": " ms", "decimal_places": 0},
+        )
+        now = int(time.time())
+        for offset, value in ((2 * 3600, 120), (4 * 3600, 80)):
+            answer = self.stack.send(
+                "POST",
+                f"/v1/pages/{self.page_id}/metrics/{metric['id']}/data",
+                self.key,
+                {"data": {"timestamp": now - offset, "value": value}},
+            )
+            assert answer.status_code == 201, answer.text
+
+    def url(self, suffix: str = "") -> str:
+        return f"{self.stack.url}/s/{self.page_id}{suffix}"
+
+
+@pytest.fixture(scope="module")
+def showcase(stack, browser) -> ShowcasePage:
+    page = ShowcasePage(stack)
+
+    def published() -> bool:
+        browser.get(page.url())
+        shown = browser.page_source
+        return "A maintenance to come" in shown and "data-metric-id=" in shown
+
+    assert wait_for(published, timeout=30)  # a publish under a loaded machine
+    return page
+
+
+def blocking_violations(browser, axe_script: str, url: str, scheme: str) -> list[str]:
+    """What axe finds serious or critical on `url` shown in `scheme`, a line each."""
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"media": "", "features": [{"name": "prefers-color-scheme", "value": scheme}]},
+    )
+    browser.get(url)
+    dark = browser.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
+    assert dark == (scheme == "dark")
+    # Injected through the driver, as a test tool: the page's policy allows only its own script.
+    browser.execute_script(axe_script)
+    browser.set_script_timeout(60)
+    results = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']})"
+        ".then(found => done(JSON.stringify(found.violations)), e => done(String(e)));"
+    )
+    lines = []
+    for violation in json.loads(results):
+        if violation["impact"] not in BLOCKING:
+            continue
+        for node in violation["nodes"]:
+            lines.append(
+                f"{violation['id']} ({violation['impact']}) {node['target']}: "
+                f"{node.get('failureSummary', '').splitlines()[-1].strip()}"
+            )
+    return lines
+
+
+def page_paths(showcase: ShowcasePage) -> dict[str, str]:
+    return {
+        "home": "",
+        "incident": f"/incidents/{showcase.incidents['minor']['id']}",
+        "history": "/history",
+        "subscribe": "/subscribe",
+        "subscribe by text message": "/subscribe?via=sms",
+        "subscribe by webhook": "/subscribe?via=webhook",
+    }
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("name", ["home", "incident", "history", "subscribe"])
+def test_the_public_pages_have_no_serious_axe_violation(
+    showcase, browser, axe_script, name, scheme
+):
+    paths = page_paths(showcase)
+    wanted = [key for key in paths if key == name or key.startswith(name + " ")]
+    found = []
+    for key in wanted:
+        lines = blocking_violations(browser, axe_script, showcase.url(paths[key]), scheme)
+        found += [f"{key}: {line}" for line in lines]
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.save_screenshot(str(ARTIFACTS / f"axe_{key.replace(' ', '_')}_{scheme}.png"))
+    assert not found, "\n".join(found)
+
+
+def test_the_selected_metric_period_reads_in_dark_mode(showcase, browser):
+    browser.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"media": "", "features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+    )
+    browser.get(showcase.url())
+    current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
+    assert current.text == "Day"
+    ratio = browser.execute_script(CONTRAST_OF_ELEMENT, current)
+    assert ratio >= 4.5
+
+
+# The WCAG contrast of an element's text colour against the page's background.
+CONTRAST_OF_ELEMENT = """
+const channel = v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+const luminance = css => {
+  const [r, g, b] = css.match(/[\\d.]+/g).map(Number);
+  return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+};
+const text = luminance(getComputedStyle(arguments[0]).color);
+const ground = luminance(getComputedStyle(document.body).backgroundColor);
+const [high, low] = text > ground ? [text, ground] : [ground, text];
+return (high + 0.05) / (low + 0.05);
+"""
