@@ -4,17 +4,10 @@ message out to each platform's sink in the platform's documented format."""
 import pytest
 
 from tests.chat_schemas import PLATFORMS, assert_valid
-from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.stack import wait_for
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data")).start()
-    yield running
-    running.stop()
 
 
 def test_each_platform_hears_of_an_incident_within_ten_seconds(stack):

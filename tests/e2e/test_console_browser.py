@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e import chromium
 from tests.e2e.chromium import ARTIFACTS
-from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.stack import wait_for
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
@@ -23,13 +23,6 @@ from selenium.common.exceptions import (  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data")).start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -7,17 +7,8 @@ from html import unescape
 import pytest
 import requests
 
-from tests.e2e.stack import LocalStack
-
 pytestmark = pytest.mark.e2e
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data")).start()
-    yield running
-    running.stop()
 
 
 def subscribe_through_the_form(stack, page_id, via, fields):

@@ -45,20 +45,6 @@ def axe_script() -> str:
     return AXE_SCRIPT.read_text()
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data")).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    driver = chromium.start(tmp_path_factory.mktemp("chromium-profile"))
-    yield driver
-    driver.quit()
-
-
 class ShowcasePage:
     """A bootstrapped page showing every colour the palette has: components in each status
     (one in a group), an open incident of each impact, a maintenance in progress and one to

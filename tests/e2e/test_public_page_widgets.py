@@ -19,20 +19,6 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data")).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    driver = chromium.start(tmp_path_factory.mktemp("chromium-profile"))
-    yield driver
-    driver.quit()
-
-
 @pytest.fixture(autouse=True)
 def wide_window(browser):
     browser.set_window_size(1280, 2400)
