@@ -90,6 +90,8 @@ BEYOND_THE_DOCUMENT = (
     "must be one of scheduled,",
     "has already been taken",
     "must be greater than",
+    "must be after",  # one time member after another (scheduled_until, scheduled_for)
+    "must name a component group of this page",  # a group an earlier case deleted
     "applies to scheduled incidents only",
     "email or external_login is required",
     "must be strictly increasing",
