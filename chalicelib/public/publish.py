@@ -159,8 +159,11 @@ def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = 
         if not save(built, store):
             return "older"
     snapshots.mark_published(page_id, built.changes, built.due)
-    if item is not None and built.changes < int(item.changes or 0):
-        # Built before the indexes showed the last change: once more when they do.
+    if item is not None and int(item.published_changes or 0) < built.changes < int(
+        item.changes or 0
+    ):
+        # Built before the indexes showed the last change: once more when they do. Only
+        # while builds move on: one that shows no more than the last would ask forever.
         request(page_id, delay_seconds=max(1, int(config.index_settle_seconds())))
     return "published"
 
