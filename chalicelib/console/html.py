@@ -4,11 +4,11 @@ Jinja2 is imported on the first screen rendered, not when the app is imported.""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chalicelib.console import times
 from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, environment_for
 
 if TYPE_CHECKING:
@@ -19,10 +19,12 @@ _HERE = Path(__file__).parent
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
+    from jinja2 import pass_context
     from markupsafe import Markup
 
     environment = environment_for(_HERE / "templates")
-    environment.filters["moment"] = _moment
+    environment.filters["moment"] = pass_context(_moment)
+    environment.filters["local_input"] = pass_context(_local_input)
     environment.globals.update(
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
@@ -32,17 +34,15 @@ def _environment() -> Environment:
     return environment
 
 
-def _moment(value) -> str:
-    """A time (stored, or as the API writes it) as the console shows it: UTC, to the
-    minute."""
-    if not value:
-        return ""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return value
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+def _moment(context, value) -> str:
+    """A time (stored, or as the API writes it) as the console shows it: in the zone of the
+    page the screen is about (`zone`, set by `Screen.render`), to the minute."""
+    return times.shown(value, context.get("zone"))
+
+
+def _local_input(context, value) -> str:
+    """A time as a `datetime-local` field's value, in the screen's page's zone."""
+    return times.input_value(value, context.get("zone"))
 
 
 def render(template_name: str, /, **context) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from chalice import Blueprint, Response
 
-from chalicelib.console import html, session
+from chalicelib.console import html, session, times
 from chalicelib.domain import organizations, pages
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import auth, errors
@@ -47,6 +47,7 @@ class Screen:
     user: User | None = None
     session_value: str | None = None
     framed: bool = False  # shown in the console's preview frame, refusals included
+    current_page: Page | None = None  # the page this screen is about, once authorized
 
     @property
     def form(self) -> dict:
@@ -58,12 +59,29 @@ class Screen:
 
     def page(self, page_id: str, role: str | None = None) -> Page:
         """The page, if the user reaches it and holds `role` there: the API's own check."""
-        return auth.page_for(auth.Principal("console-session", self.user), page_id, role)
+        page = auth.page_for(auth.Principal("console-session", self.user), page_id, role)
+        self.current_page = page
+        return page
+
+    @property
+    def zone(self) -> str:
+        """The time zone of the page this screen is about: times are shown and read in it."""
+        if self.current_page is None:
+            return times.DEFAULT_ZONE
+        return pages.profile_of(self.current_page).get("time_zone") or times.DEFAULT_ZONE
+
+    def time_input(self, text: str | None) -> str | None:
+        """A form's `datetime-local` value, read in the page's zone, as the API's UTC time."""
+        return times.from_input(text, self.zone)
 
     def may(self, page_id: str, role: str | None) -> bool:
         return organizations.has_role(self.user, page_id, role)
 
     def render(self, template_name: str, status: int = 200, /, **context) -> Response:
+        context.setdefault("zone", self.zone)
+        context.setdefault("zone_label", times.zone_label(self.zone))
+        nav_page = page_heading(self.current_page) if self.current_page is not None else None
+        context.setdefault("nav_page", nav_page)
         body = html.render(template_name, user=self.user, csrf=self.csrf, base=BASE, **context)
         return page_response(body, status, framed=self.framed)
 
