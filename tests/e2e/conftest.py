@@ -3,7 +3,7 @@ headless Chromium. A module that needs another stack (settings of its own) defin
 
 import pytest
 
-from tests.e2e import chromium
+from tests.e2e import axe, chromium
 from tests.e2e.stack import LocalStack
 
 
@@ -19,3 +19,8 @@ def browser(tmp_path_factory):
     driver = chromium.start(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
     driver.quit()
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> str:
+    return axe.script()

@@ -2,47 +2,25 @@
 item 5): the home page with every status colour on it, an incident's page, the history and
 the subscribe form, with the default palette, have no serious or critical violation.
 
-axe-core comes from the npm registry into the virtualenv (`.venv/axe`), installed by the
-`axe_script` fixture on first use; it is a test tool only and never reaches a page.
+axe-core is installed and run as `tests/e2e/axe.py` says.
 """
 
-import json
-import shutil
-import subprocess
 import time
 
 import pytest
 
-from tests.e2e import chromium
+from tests.e2e import axe, chromium
 from tests.e2e.chromium import ARTIFACTS
-from tests.e2e.stack import ROOT, LocalStack, wait_for
+from tests.e2e.stack import LocalStack, wait_for
 
 pytestmark = pytest.mark.e2e
 
 chromium.skip_without_chromium()
 from selenium.webdriver.common.by import By  # noqa: E402
 
-AXE_VERSION = "4"
-AXE_FOLDER = ROOT / ".venv" / "axe"
-AXE_SCRIPT = AXE_FOLDER / "node_modules" / "axe-core" / "axe.min.js"
 # What a reader must not meet: axe's two upper impacts.
 BLOCKING = ("serious", "critical")
 SCHEMES = ("light", "dark")
-
-
-@pytest.fixture(scope="module")
-def axe_script() -> str:
-    if not AXE_SCRIPT.exists():
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.skip("npm is not installed: axe-core comes from the npm registry")
-        subprocess.run(
-            [npm, "install", "--prefix", str(AXE_FOLDER), "--no-audit", "--no-fund"]
-            + ["--silent", f"axe-core@{AXE_VERSION}"],
-            check=True,
-            timeout=300,
-        )
-    return AXE_SCRIPT.read_text()
 
 
 class ShowcasePage:
@@ -154,24 +132,7 @@ def blocking_violations(browser, axe_script: str, url: str, scheme: str) -> list
     browser.get(url)
     dark = browser.execute_script("return matchMedia('(prefers-color-scheme: dark)').matches")
     assert dark == (scheme == "dark")
-    # Injected through the driver, as a test tool: the page's policy allows only its own script.
-    browser.execute_script(axe_script)
-    browser.set_script_timeout(60)
-    results = browser.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {resultTypes: ['violations']})"
-        ".then(found => done(JSON.stringify(found.violations)), e => done(String(e)));"
-    )
-    lines = []
-    for violation in json.loads(results):
-        if violation["impact"] not in BLOCKING:
-            continue
-        for node in violation["nodes"]:
-            lines.append(
-                f"{violation['id']} ({violation['impact']}) {node['target']}: "
-                f"{node.get('failureSummary', '').splitlines()[-1].strip()}"
-            )
-    return lines
+    return axe.violations(browser, axe_script, BLOCKING)
 
 
 def page_paths(showcase: ShowcasePage) -> dict[str, str]:
