@@ -8,6 +8,8 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ["STAGE"] = "test"
 os.environ["RATE_LIMIT_PER_MINUTE"] = "0"
+# The tests' sinks and sources listen on loopback: allowed only by this explicit setting.
+os.environ["ALLOW_PRIVATE_TARGETS"] = "1"
 os.environ.pop("AWS_ENDPOINT_URL", None)
 # The published site of in-process tests: a folder of each test process's own.
 os.environ["SITE_DIR"] = tempfile.mkdtemp(prefix="statuspage-site-")

@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 
-from chalicelib import clock, config, ids, schemas
+from chalicelib import clock, config, ids, net, schemas
 from chalicelib.domain import errors, turns, unit_of_work
 from chalicelib.domain.unit_of_work import Work
-from chalicelib.notify import webhook
 from chalicelib.store.components import Component, record_change
 from chalicelib.store.third_party import SOURCES, ThirdPartySource, follower_of
 
@@ -32,6 +31,8 @@ STATUSES = frozenset(
     (OPERATIONAL, "degraded_performance", "partial_outage", "major_outage", "under_maintenance")
 )
 COMPONENT_UPDATE_EVENT = "component_update"
+# Who set a status (`status_set_by`): a person, unless an automation names itself.
+SET_BY_HAND = "hand"
 T = TypeVar("T")
 
 # Every component is on the public page and in its one snapshot item, and every write of
@@ -134,10 +135,16 @@ def stage_status(work: Work, component: Component, new_status: str) -> None:
     old_status = component.status
     component.status = new_status
     component.updated_at = work.moment
+    _mark_set_by(component, SET_BY_HAND, work.moment)
     with work.together():
         work.save(component)
         if old_status != new_status:
             _stage_status_change(work, component, old_status)
+
+
+def _mark_set_by(component: Component, by: str, moment) -> None:
+    component.status_set_by = by
+    component.status_set_at = moment
 
 
 def _stage_status_change(work: Work, component: Component, old_status: str) -> None:
@@ -213,13 +220,15 @@ class Edit:
                 record.position = number
                 self._saved[record.id] = record
 
-    def set_status(self, record: Component, status: str) -> None:
+    def set_status(self, record: Component, status: str, *, by: str = SET_BY_HAND) -> None:
+        """`by`: who sets it, a person unless an automation names itself."""
         if status == record.status:
             return
         if record.group:
             raise errors.invalid("status", "a group's status follows its components")
         self._old_statuses.setdefault(record.id, record.status)
         record.status = status
+        _mark_set_by(record, by, self.moment)
         self.touch(record)
 
     def join_group(self, record: Component, group_id: str, field: str = "group_id") -> None:
@@ -327,7 +336,7 @@ def _follow(edit: Edit, component: Component, link: schemas.ThirdPartyLink | Non
     new = (link.summary_url, link.component_id) if link else (None, None)
     if (component.third_party_url, component.third_party_component_id) == new:
         return
-    if link is not None and not webhook.may_call(link.summary_url):
+    if link is not None and not net.may_call(link.summary_url):
         raise errors.invalid("third_party.summary_url", "must resolve to a public address")
     old_url = component.third_party_url
     if old_url and old_url != new[0]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 
-from chalicelib import clock, config, ids, schemas
+from chalicelib import clock, config, ids, net, schemas
 from chalicelib.domain import (
     chat_platforms,
     errors,
@@ -29,7 +29,6 @@ from chalicelib.domain import (
     unit_of_work,
 )
 from chalicelib.domain.components import check_named, components_of
-from chalicelib.notify import webhook
 from chalicelib.store.models import Claim, Page
 from chalicelib.store.subscriber_listings import SubscriberTally
 from chalicelib.store.subscribers import Recipient, Setting, Subscriber
@@ -43,6 +42,8 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
     "unsubscribed",
 )
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
+# Why a new subscriber is refused when its address is someone's already.
+ALREADY_SUBSCRIBED = "is already subscribed"
 CONFIRM, UNSUBSCRIBE, MANAGE = "confirm", "unsubscribe", "manage"
 PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "incident"
 # Recipients read per Query: the fan-out holds about this many at a time, however many there
@@ -149,7 +150,7 @@ def _check_components(page_id: str, component_ids: list[str]) -> None:
 
 
 def _check_endpoint(endpoint: str, field_name: str = "endpoint") -> None:
-    if not webhook.may_call(endpoint):
+    if not net.may_call(endpoint):
         raise errors.invalid(field_name, "must resolve to a public address")
 
 
@@ -204,7 +205,7 @@ def create(
         _write(subscriber, lambda new: True)
     except errors.Conflict:
         # Another subscriber holds the address's claim.
-        raise errors.invalid(KIND_SETTINGS[kind][1], "is already subscribed") from None
+        raise errors.invalid(KIND_SETTINGS[kind][1], ALREADY_SUBSCRIBED) from None
     if subscriber.state == UNCONFIRMED:
         send_confirmation(page, subscriber)
     return subscriber
@@ -469,6 +470,19 @@ def by_token(page_id: str, token: str, purpose: str) -> Subscriber:
         return Subscriber.get(page_id, subscriber_id)
     except Subscriber.DoesNotExist:
         raise errors.NotFound() from None
+
+
+def resend_confirmation(page: Page, subscriber: Subscriber) -> None:
+    """Send an unconfirmed subscriber its confirmation link again; any other is refused."""
+    if subscriber.state != UNCONFIRMED:
+        raise errors.invalid("subscriber", "is not waiting for confirmation")
+    send_confirmation(page, subscriber)
+
+
+def subscribed_emails(page_id: str, emails: Iterable[str]) -> set[str]:
+    """Which of `emails` (lowercased) already hold a page-wide or component email
+    subscription to the page, unsubscribed ones aside: what a new one would collide with."""
+    return subscriber_listing.claimed(page_id, "email", {email.lower() for email in emails})
 
 
 def send_confirmations_with(sender: Callable[[Page, Subscriber], None]) -> None:

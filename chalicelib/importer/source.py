@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 
 import urllib3
 
+from chalicelib import net
+
 THROTTLED = (420, 429)
 # Server faults and throttling are retried this many times before giving up.
 ATTEMPTS = 6
@@ -36,6 +38,11 @@ class Source:
         self.base_url = base_url.rstrip("/")
         if not self.base_url.endswith("/v1"):
             self.base_url += "/v1"
+        if not net.may_call(self.base_url):
+            raise SourceError(
+                f"{self.base_url} is not a public address (loopback and private networks are"
+                f" called only with {net.ALLOW_PRIVATE_TARGETS}=1)"
+            )
         self._headers = {"Authorization": f"OAuth {key}", "Accept": "application/json"}
         self._interval = 1.0 / rate if rate > 0 else 0.0
         self._next_start = 0.0

@@ -335,14 +335,19 @@ def test_moto_ses_has_a_verified_sender(aws):
 
 
 @pytest.mark.parametrize(
-    "endpoint", ["http://100.64.0.1/hook", "http://[2002:a9fe:a9fe::]/latest/meta-data/"]
+    "endpoint",
+    [
+        "http://169.254.169.254/latest/meta-data/",  # the cloud's metadata service
+        "http://127.0.0.1:8000/hook",  # the stack itself
+        "http://10.1.2.3/hook",  # a private network
+        "http://100.64.0.1/hook",
+        "http://[2002:a9fe:a9fe::]/latest/meta-data/",
+    ],
 )
-def test_webhooks_to_internal_addresses_are_refused_outside_the_local_stage(
+def test_webhooks_to_internal_addresses_are_refused_without_the_private_targets_setting(
     world, monkeypatch, endpoint
 ):
-    from chalicelib.notify import webhook
-
-    monkeypatch.setattr(webhook, "internal_addresses_allowed", lambda: False)
+    monkeypatch.delenv("ALLOW_PRIVATE_TARGETS")
     answer = subscribe(world, {"endpoint": endpoint, "email": "ops@example.com"})
     assert answer.status == 422, answer.text
     assert list(answer.json["errors"]) == ["endpoint"]

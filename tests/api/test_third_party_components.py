@@ -143,12 +143,10 @@ def test_a_link_that_is_not_a_summary_and_a_component_is_a_422(world, suffix, fo
         "https://no-such-host.invalid/api/v2/summary.json",
     ],
 )
-def test_a_source_at_an_internal_address_is_refused_outside_the_local_stage(
+def test_a_source_at_an_internal_address_is_refused_without_the_private_targets_setting(
     world, monkeypatch, suffix, url
 ):
-    from chalicelib.notify import webhook
-
-    monkeypatch.setattr(webhook, "internal_addresses_allowed", lambda: False)
+    monkeypatch.delenv("ALLOW_PRIVATE_TARGETS")
     answer = world.api.post(
         components_path(world, suffix),
         {"component": {"name": "Vendor", "third_party": {"summary_url": url, "component_id": "x"}}},

@@ -194,3 +194,13 @@ def test_a_source_that_lists_incident_subscribers_with_the_page_is_not_asked_aga
     }
     assert _incident_subscribers(source, "/p", found) == []
     assert source.asked == []
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["http://169.254.169.254", "http://127.0.0.1:9", "http://192.168.1.10", "http://[::1]:9"],
+)
+def test_a_source_on_a_private_address_is_refused_without_the_setting(monkeypatch, base_url):
+    monkeypatch.delenv("ALLOW_PRIVATE_TARGETS")
+    with pytest.raises(SourceError, match="ALLOW_PRIVATE_TARGETS=1"):
+        Source(base_url, "secret")
