@@ -246,9 +246,7 @@ def delete_subscriber(request: ApiRequest):
 def resend_confirmation(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     subscriber = subscribers.find(page.id, request.params["subscriber_id"])
-    if subscriber.state != subscribers.UNCONFIRMED:
-        raise errors.invalid("subscriber", "is not waiting for confirmation")
-    subscribers.send_confirmation(page, subscriber)
+    subscribers.resend_confirmation(page, subscriber)
     return Reply({}, 200)
 
 

@@ -1,25 +1,30 @@
-"""Subscribers in the console: list (by state, kind, search), add, quarantine, reactivate,
-export as CSV. The lists read the subscriber listing entries as the API's lists do, and
-every change is the API's domain function under `page_configuration`."""
+"""Subscribers in the console: the list (by state, kind, search; a screen of rows at a time),
+one subscriber with its components, and each row's actions: unsubscribe, resend the
+confirmation, quarantine, reactivate; export as CSV. The lists read the subscriber listing
+entries as the API's lists do, and every change is the API's domain call under
+`page_configuration` (adding is `subscriber_adding`, importing `subscriber_import`)."""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from chalice import Response
 
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
-from chalicelib.console.views import BASE, Screen, console_view, redirect
-from chalicelib.domain import chat_platforms, pages, subscribers
+from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
+from chalicelib.domain import chat_platforms, components, incidents, subscribers
+from chalicelib.domain.errors import NotFound
 from chalicelib.http import errors
 from chalicelib.public import security
 
 SUBSCRIBERS = "/pages/{page_id}/subscribers"
+ONE = SUBSCRIBERS + "/{subscriber_id}"
 PER_SCREEN = 50
-STATES = ("active", "unconfirmed", "quarantined", "all")
+STATES = ("active", "unconfirmed", "quarantined", "unsubscribed", "all")
 KINDS = ("email", "sms", "webhook", *chat_platforms.PLATFORMS)
 KIND_LABELS = {
     "email": "Email",
@@ -39,7 +44,8 @@ def _filters(screen: Screen) -> dict:
     return {"state": state, "kind": kind, "text": query.get("q") or None, "number": number}
 
 
-def _row(subscriber) -> dict:
+def _row(subscriber, component_names: dict[str, str]) -> dict:
+    chosen = subscriber.component_ids or []
     return {
         "id": subscriber.id,
         "kind": subscriber.kind,
@@ -47,7 +53,37 @@ def _row(subscriber) -> dict:
         "state": subscriber.state,
         "created_at": subscriber.created_at,
         "quarantined_at": subscriber.quarantined_at,
+        "incident_id": subscriber.incident_id,
+        "components": [component_names.get(c, c) for c in chosen],
     }
+
+
+def component_choices(page_id: str) -> list[dict]:
+    """The components a subscriber may follow, in page order (groups are headings, not
+    choices)."""
+    return [{"id": c.id, "name": c.name} for c in components.components_of(page_id) if not c.group]
+
+
+def form_object(screen: Screen, wrapper: str) -> dict:
+    """The form's `wrapper[...]` fields (none: empty); a plain value there is a 422."""
+    fields = screen.form.get(wrapper, {})
+    if not isinstance(fields, dict):
+        raise errors.unprocessable({wrapper: ["must be fields, not a value"]})
+    return fields
+
+
+def form_text(screen: Screen, name: str) -> str:
+    """The form's plain field `name` ("" when absent); nested fields there are a 422."""
+    value = screen.form.get(name, "")
+    if not isinstance(value, str):
+        raise errors.unprocessable({name: ["must be a value"]})
+    return value
+
+
+def back_to_list(page_id: str, done: str, state: str = "all") -> Response:
+    return redirect(
+        f"{BASE}/pages/{page_id}/subscribers?{urlencode({'state': state, 'done': done})}"
+    )
 
 
 @console_view(SUBSCRIBERS)
@@ -62,17 +98,17 @@ def list_subscribers(screen: Screen) -> Response:
         offset=chosen["number"] * PER_SCREEN,
         limit=PER_SCREEN + 1,  # one more tells whether a next screen exists
     )
+    names = {c["id"]: c["name"] for c in component_choices(page.id)}
     query = {"state": chosen["state"], "type": chosen["kind"] or "", "q": chosen["text"] or ""}
     return screen.render(
         "subscribers.html",
-        page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
-        rows=[_row(s) for s in found[:PER_SCREEN]],
+        page=page_heading(page),
+        rows=[_row(s, names) for s in found[:PER_SCREEN]],
         more=len(found) > PER_SCREEN,
         chosen=chosen,
         states=STATES,
         kinds=KINDS,
         kind_labels=KIND_LABELS,
-        platforms=chat_platforms.LABELS,
         counts=_counts(page.id),
         query=urlencode(query),
         can_write=screen.may(page.id, PAGE_CONFIGURATION),
@@ -90,32 +126,83 @@ def _counts(page_id: str) -> dict[str, dict[str, int]]:
     }
 
 
-@console_view(SUBSCRIBERS, ("POST",))
-def add_subscriber(screen: Screen) -> Response:
-    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
-    fields = {k: v for k, v in (screen.form.get("subscriber") or {}).items() if v != ""}
-    body = {"subscriber": fields}
-    created = subscribers.create(
-        page, errors.validated(schemas.SubscriberCreate, body, "subscriber").subscriber
+@console_view(ONE)
+def show_subscriber(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"])
+    subscriber = subscribers.find(page.id, screen.request.params["subscriber_id"])
+    choices = component_choices(page.id)
+    incident_name = None
+    if subscriber.incident_id:
+        try:
+            incident = incidents.get_incident(page.id, subscriber.incident_id)
+            incident_name = incident.record.name
+        except NotFound:
+            incident_name = None  # deleted since: the subscriber hears of nothing more
+    return screen.render(
+        "subscriber_detail.html",
+        page=page_heading(page),
+        row=_row(subscriber, {c["id"]: c["name"] for c in choices}),
+        components=choices,
+        chosen_ids=set(subscriber.component_ids or []),
+        incident_name=incident_name,
+        kind_labels=KIND_LABELS,
+        can_write=screen.may(page.id, PAGE_CONFIGURATION),
+        done=screen.request.query.get("done", ""),
     )
-    done = urlencode({"done": f"Added {subscribers.address_of(created)}", "state": "all"})
-    return redirect(f"{BASE}/pages/{page.id}/subscribers?{done}")
 
 
-@console_view(SUBSCRIBERS + "/{subscriber_id}/quarantine", ("POST",))
+def _subscriber_to_change(screen: Screen):
+    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
+    return page, subscribers.find(page.id, screen.request.params["subscriber_id"])
+
+
+@console_view(ONE + "/components", ("POST",))
+def choose_components(screen: Screen) -> Response:
+    """The API's update (`component_ids`), or every component: none chosen, as a page
+    subscriber (what the subscriber's own manage link saves for "all")."""
+    page, subscriber = _subscriber_to_change(screen)
+    chosen: list[str] = []
+    if form_text(screen, "scope") != "page":
+        body = {"subscriber": form_object(screen, "subscriber")}
+        chosen = errors.validated(schemas.SubscriberUpdate, body, "subscriber").subscriber
+        chosen = chosen.component_ids
+    subscribers.set_components(page.id, subscriber, chosen)
+    done = urlencode({"done": "Components saved"})
+    return redirect(f"{BASE}/pages/{page.id}/subscribers/{subscriber.id}?{done}")
+
+
+def _act(screen: Screen, act: Callable, done: str, state: str) -> Response:
+    """`act(page, subscriber)`, the API's domain call, then the list of `state`, saying `done`
+    with the subscriber's address."""
+    page, subscriber = _subscriber_to_change(screen)
+    act(page, subscriber)
+    return back_to_list(page.id, f"{done} {subscribers.address_of(subscriber)}", state)
+
+
+@console_view(ONE + "/unsubscribe", ("POST",))
+def unsubscribe_subscriber(screen: Screen) -> Response:
+    return _act(screen, lambda _, one: subscribers.unsubscribe(one), "Unsubscribed", "unsubscribed")
+
+
+@console_view(ONE + "/resend_confirmation", ("POST",))
+def resend_confirmation(screen: Screen) -> Response:
+    sent = "Confirmation sent again to"
+    return _act(screen, subscribers.resend_confirmation, sent, "unconfirmed")
+
+
+@console_view(ONE + "/quarantine", ("POST",))
 def quarantine_subscriber(screen: Screen) -> Response:
-    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
-    subscriber = subscribers.find(page.id, screen.request.params["subscriber_id"])
-    subscribers.quarantine_by_id(page.id, subscriber.id)
-    return redirect(f"{BASE}/pages/{page.id}/subscribers?state=quarantined")
+    return _act(
+        screen,
+        lambda page, one: subscribers.quarantine_by_id(page.id, one.id),
+        "Quarantined",
+        "quarantined",
+    )
 
 
-@console_view(SUBSCRIBERS + "/{subscriber_id}/reactivate", ("POST",))
+@console_view(ONE + "/reactivate", ("POST",))
 def reactivate_subscriber(screen: Screen) -> Response:
-    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
-    subscriber = subscribers.find(page.id, screen.request.params["subscriber_id"])
-    subscribers.reactivate(subscriber)
-    return redirect(f"{BASE}/pages/{page.id}/subscribers?state=active")
+    return _act(screen, lambda _, one: subscribers.reactivate(one), "Reactivated", "active")
 
 
 def _cell(value) -> str:

@@ -86,10 +86,24 @@ def _organization_of(page_id: str) -> str | None:
 
 
 def claim_name(subscriber: Subscriber, address: str) -> str:
+    return address_claim(subscriber.page_id, subscriber.kind, subscriber.incident_id, address)
+
+
+def address_claim(page_id: str, kind: str, incident_id: str | None, address: str) -> str:
     # Hashed: an endpoint may be longer than a key may be.
     digest = hashlib.sha256(address.encode()).hexdigest()
-    scope = subscriber.incident_id or "page"
-    return f"subscriber#{subscriber.page_id}#{subscriber.kind}#{scope}#{digest}"
+    return f"subscriber#{page_id}#{kind}#{incident_id or 'page'}#{digest}"
+
+
+def claimed(page_id: str, kind: str, addresses: Collection[str]) -> set[str]:
+    """Which of the page-wide `addresses` (as `address_of` writes them) a subscriber of
+    `kind` not unsubscribed holds (one BatchGetItem per 100)."""
+    names = {address_claim(page_id, kind, None, address): address for address in addresses}
+    keys = list(names)
+    found: set[str] = set()
+    for start in range(0, len(keys), 100):
+        found.update(names[claim.name] for claim in Claim.batch_get(keys[start : start + 100]))
+    return found
 
 
 def _stamp(moment) -> str:

@@ -58,7 +58,7 @@ def test_an_incident_manager_sees_subscribers_but_changes_none(console, make_use
 def test_a_chat_channel_is_added_and_listed_by_its_platform(console, make_user, world):
     console.sign_in(make_user())
     base = f"/manage/pages/{world.page_id}/subscribers"
-    form = console.get(base).text
+    form = console.get(f"{base}/new").text
     assert 'name="subscriber[chat_webhook_url]"' in form and "Microsoft Teams" in form
     answer = console.post(
         base,

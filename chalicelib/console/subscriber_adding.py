@@ -1,0 +1,78 @@
+"""Adding subscribers in the console: an email, a phone (number and country), a webhook or a
+chat channel (URL with an email), for the whole page, for chosen components, or for one
+incident. Each is the API's create (`subscribers.create`, the incident one after the API's
+check that the incident is the page's), validated by the API's `SubscriberCreate`."""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib import schemas
+from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.console.subscribers import (
+    KIND_LABELS,
+    SUBSCRIBERS,
+    back_to_list,
+    component_choices,
+    form_object,
+    form_text,
+)
+from chalicelib.console.views import Screen, console_view, page_heading
+from chalicelib.domain import chat_platforms, incidents, pages, sms_countries, subscribers
+from chalicelib.http import errors
+
+# Incidents offered to an incident subscriber: the newest ones.
+INCIDENTS_OFFERED = 25
+SCOPES = ("page", "components", "incident")
+
+
+@console_view(SUBSCRIBERS + "/new")
+def new_subscriber(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
+    profile = pages.profile_of(page)
+    allowed = {
+        kind: profile.get(setting, True)
+        for kind, (setting, _field) in subscribers.KIND_SETTINGS.items()
+    }
+    offered = incidents.list_page(page.id, INCIDENTS_OFFERED, 1)
+    return screen.render(
+        "subscriber_new.html",
+        page=page_heading(page),
+        allowed=allowed,
+        page_scope=profile.get("allow_page_subscribers", True),
+        incident_scope=profile.get("allow_incident_subscribers", True),
+        components=component_choices(page.id),
+        incidents=[
+            {"id": i.record.id, "name": i.record.name or "", "status": i.record.status}
+            for i in offered
+        ],
+        countries=sorted(sms_countries.COUNTRIES.values(), key=lambda c: c.name),
+        platforms=chat_platforms.LABELS,
+        kind_labels=KIND_LABELS,
+    )
+
+
+@console_view(SUBSCRIBERS, ("POST",))
+def add_subscriber(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
+    fields = {k: v for k, v in form_object(screen, "subscriber").items() if v != ""}
+    scope = form_text(screen, "scope") or "page"
+    if scope not in SCOPES:
+        raise errors.invalid("scope", f"must be one of {', '.join(SCOPES)}")
+    incident_id = None
+    if scope == "incident":
+        incident_id = form_text(screen, "incident_id")
+        if not incident_id:
+            raise errors.invalid("incident_id", "choose the incident to follow")
+        incidents.get_incident(page.id, incident_id)  # the API's check: one of the page's
+    if scope != "components":
+        fields.pop("component_ids", None)
+    elif not fields.get("component_ids"):
+        raise errors.invalid("component_ids", "choose at least one component")
+    body = {"subscriber": fields}
+    created = subscribers.create(
+        page,
+        errors.validated(schemas.SubscriberCreate, body, "subscriber").subscriber,
+        incident_id,
+    )
+    return back_to_list(page.id, f"Added {subscribers.address_of(created)}")
