@@ -1,6 +1,7 @@
 """Incidents and maintenances in the console: open one (from scratch or from a template,
-with the affected components and their statuses), post updates, resolve; schedule a
-maintenance with its automation flags and reminders.
+with the affected components and their statuses), post updates, resolve, follow up after;
+schedule a maintenance with its automation flags and reminders. A form takes no component
+another open incident holds unless chosen, and shows who holds it (`component_holds`).
 
 The forms post the API's own field names (`incident[name]`, `incident[components][<id>]`),
 validated by the API's schemas and written by the same domain functions; the role asked is
@@ -15,17 +16,21 @@ from chalice import Response
 from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import (
+    component_holds,
     components,
     incident_templates,
     incidents,
     organizations,
     pages,
+    postmortems,
     subscribers,
 )
 from chalicelib.domain import incident_states as states
 from chalicelib.http import errors
 from chalicelib.views.incidents import incident_out
 
+# The form's time fields, read in the page's zone.
+TIME_FIELDS = ("scheduled_for", "scheduled_until", "backfill_date")
 # The automation flags a maintenance form offers, each a checkbox, as the API names them.
 MAINTENANCE_FLAGS = {
     "scheduled_remind_prior": "Remind subscribers 60 minutes before it starts",
@@ -38,9 +43,10 @@ MAINTENANCE_FLAGS = {
 }
 
 
-def _incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
+def incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
     """The form's `incident[...]` fields as the API would take them: a component left at
-    "not affected" is not named."""
+    "not affected" is not named; times are read in the zone of the page (`screen.page`
+    first)."""
     fields = screen.form.get("incident")
     if not isinstance(fields, dict):
         raise errors.unprocessable({"incident": ["is missing"]})
@@ -52,6 +58,9 @@ def _incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
     for name in ("scheduled_for", "scheduled_until", "template_id", "reminder_intervals"):
         if fields.get(name) == "":
             del fields[name]
+    for name in TIME_FIELDS:
+        if isinstance(fields.get(name), str):
+            fields[name] = screen.time_input(fields[name])
     return errors.validated(schema, {"incident": fields}, "incident").incident
 
 
@@ -61,12 +70,13 @@ def _form_context(screen: Screen, page_id: str, scheduled: bool) -> dict:
     chosen = screen.request.query.get("template_id", "")
     template = next((t for t in templates if t.id == chosen), None)
     shown = [c for c in components.components_of(page.id) if not c.group]
-    named = set(template.component_ids or []) if template else set()
     return {
         "page": {"id": page.id, "name": pages.profile_of(page).get("name", "")},
         "components": shown,
-        # Preselected: the template's components, and those already not operational.
-        "preselected": {c.id for c in shown if c.id in named or c.status != "operational"},
+        "preselected": component_holds.preselected_for_new(
+            template.component_ids if template else None
+        ),
+        "holds": component_holds.held_elsewhere(page.id),
         "unset_label": "Not affected",
         "templates": templates,
         "template": template,
@@ -90,7 +100,8 @@ def new_maintenance(screen: Screen) -> Response:
 @console_view("/pages/{page_id}/incidents", ("POST",))
 def create_incident(screen: Screen) -> Response:
     page_id = screen.request.params["page_id"]
-    fields = _incident_fields(screen, schemas.IncidentCreate)
+    screen.page(page_id)
+    fields = incident_fields(screen, schemas.IncidentCreate)
     screen.page(page_id, organizations.incident_role(incidents.is_scheduled(fields)))
     created = incidents.create_incident(page_id, fields)
     return redirect(f"{BASE}/pages/{page_id}/incidents/{created.record.id}")
@@ -104,6 +115,7 @@ def show_incident(screen: Screen) -> Response:
     scheduled = incident.record.scheduled
     shown = incident_out(incident).model_dump(mode="json")
     active = {kind: by_state["active"] for kind, by_state in subscribers.counts(page.id).items()}
+    holds = component_holds.held_elsewhere(page.id, besides=incident.record.id)
     return screen.render(
         "incident.html",
         page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
@@ -114,18 +126,32 @@ def show_incident(screen: Screen) -> Response:
         statuses=states.statuses_of(scheduled),
         components=[c for c in components.components_of(page.id) if not c.group],
         preselected=set(incident.record.component_ids or []),
+        holds=holds,
+        restorable=set(holds.restorable(incident.record.component_ids or [])),
+        restored_status=component_holds.RESTORED_STATUS,
         unset_label="Unchanged",
         active_subscribers=active,
+        has_postmortem=postmortems.postmortem_of(incident.record) is not None,
+        may_postmortem=screen.may(page.id, organizations.INCIDENT_MANAGER) and not scheduled,
+        done=screen.request.query.get("done", ""),
     )
+
+
+def authorized_incident(screen: Screen) -> incidents.Incident:
+    """The screen's incident, once the user is found to hold the API's role for its kind."""
+    page_id, incident_id = screen.request.params["page_id"], screen.request.params["incident_id"]
+    screen.page(page_id)
+    existing = incidents.get_incident(page_id, incident_id)
+    screen.page(page_id, organizations.incident_role(existing.record.scheduled))
+    return existing
 
 
 @console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",))
 def update_incident(screen: Screen) -> Response:
-    """Post an update (a status and/or a message, component statuses), or resolve."""
-    page_id, incident_id = screen.request.params["page_id"], screen.request.params["incident_id"]
-    fields = _incident_fields(screen, schemas.IncidentUpdate)
-    screen.page(page_id)
-    existing = incidents.get_incident(page_id, incident_id)
-    screen.page(page_id, organizations.incident_role(existing.record.scheduled))
-    incidents.update_incident(page_id, incident_id, fields)
-    return redirect(f"{BASE}/pages/{page_id}/incidents/{incident_id}")
+    """Post an update (a status and/or a message, component statuses), or resolve; a
+    resolved incident takes follow-ups too, its status kept unless another is chosen."""
+    existing = authorized_incident(screen)
+    page_id = existing.record.page_id
+    fields = incident_fields(screen, schemas.IncidentUpdate)
+    incidents.update_incident(page_id, existing.record.id, fields)
+    return redirect(f"{BASE}/pages/{page_id}/incidents/{existing.record.id}?done=Update+posted")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -107,13 +108,7 @@ def list_page(page_id: str, limit: int, number: int, text: str | None = None) ->
     skip = (number - 1) * limit
     if text:
         needle = text.lower()
-        matching = _read_newest_first(
-            page_id,
-            IncidentRecord.key.startswith(INCIDENT_PREFIX),
-            skip + limit,
-            keep=lambda incident: _mentions(incident, needle),
-        )
-        return matching[skip:]
+        return _kept_page(page_id, limit, number, lambda incident: _mentions(incident, needle))
     condition = IncidentRecord.key.startswith(INCIDENT_PREFIX)
     if skip:
         keys = list(
@@ -125,6 +120,33 @@ def list_page(page_id: str, limit: int, number: int, text: str | None = None) ->
             return []
         condition = IncidentRecord.key.between(INCIDENT_PREFIX, keys[skip].key + "#~")
     return _read_newest_first(page_id, condition, limit)
+
+
+def _kept_page(
+    page_id: str, limit: int, number: int, keep: Callable[[Incident], bool]
+) -> list[Incident]:
+    """Page `number` of the incidents `keep` keeps, newest first: read until it has enough."""
+    skip = (number - 1) * limit
+    found = _read_newest_first(
+        page_id, IncidentRecord.key.startswith(INCIDENT_PREFIX), skip + limit, keep=keep
+    )
+    return found[skip:]
+
+
+def list_of_kind(
+    page_id: str, scheduled: bool, limit: int, number: int, text: str | None = None
+) -> list[Incident]:
+    """Page `number` of the page's incidents (`scheduled`: its maintenances), newest first,
+    with `text` only those whose name or updates contain it. The other kind is read past,
+    so a page costs its own rows and those of the other kind between them."""
+    needle = text.lower() if text else None
+
+    def keep(incident: Incident) -> bool:
+        if bool(incident.record.scheduled) != scheduled:
+            return False
+        return needle is None or _mentions(incident, needle)
+
+    return _kept_page(page_id, limit, number, keep)
 
 
 def _mentions(incident: Incident, needle: str) -> bool:
@@ -409,8 +431,9 @@ def _new_update(
     wants_social_update: bool,
     deliver: bool,
     affected: list[dict] | None,
+    backfilled: bool = False,
 ) -> IncidentRecord:
-    update_id = ids.new_id()
+    update_id = ids.id_at(moment) if backfilled else ids.new_id()
     return IncidentRecord(
         record.page_id,
         update_key(record.id, update_id),
@@ -515,7 +538,16 @@ def _apply_components(
     return effects
 
 
-def create_incident(page_id: str, fields: schemas.IncidentFields) -> Incident:
+def create_incident(
+    page_id: str,
+    fields: schemas.IncidentFields,
+    *,
+    resolved_at: datetime | None = None,
+    resolution: str = "",
+) -> Incident:
+    """A new incident and its first update. A backfilled one (`backfilled`, begun at
+    `backfill_date`) notifies no one; given `resolved_at`, it is resolved then, by a second
+    update saying `resolution`."""
     fields = _template_defaults(page_id, fields)
     if not fields.name:
         raise errors.invalid("name", "can't be blank")
@@ -526,13 +558,13 @@ def create_incident(page_id: str, fields: schemas.IncidentFields) -> Incident:
     if scheduled:
         _check_window(scheduled_for, scheduled_until)
     deliver = fields.deliver_notifications is not False and not fields.backfilled
-    incident_id = ids.new_id()
+    began = _utc(fields.backfill_date) if fields.backfilled and fields.backfill_date else None
+    # A backfilled incident and its updates sort among the others by when they happened.
+    incident_id = ids.id_at(began) if began else ids.new_id()
 
     def change(work: Work) -> Incident:
         moment = work.moment
-        created = (
-            _utc(fields.backfill_date) if fields.backfilled and fields.backfill_date else moment
-        )
+        created = began or moment
         record = IncidentRecord(
             page_id,
             incident_key(incident_id),
@@ -565,15 +597,45 @@ def create_incident(page_id: str, fields: schemas.IncidentFields) -> Incident:
             wants_social_update=bool(fields.wants_social_update),
             deliver=deliver,
             affected=effects.affected() or None,
+            backfilled=began is not None,
         )
-        record.last_update = brief(update)
+        updates = [update]
+        if resolved_at is not None:
+            updates.insert(0, _resolve_backfilled(record, fields, _utc(resolved_at), resolution))
+        record.last_update = brief(updates[0])
         index_keys(record)
         with work.together():
             work.save(record, condition=IncidentRecord.key.does_not_exist(), intent=True)
             _stage(work, record, update, effects, deliver=deliver)
-        return Incident(record, [update])
+            for later in updates[:-1]:
+                work.save(later)
+        return Incident(record, updates)
 
     return unit_of_work.run(page_id, change)
+
+
+def _resolve_backfilled(
+    record: IncidentRecord, fields: schemas.IncidentFields, resolved_at: datetime, body: str
+) -> IncidentRecord:
+    """The update that resolved a past incident at `resolved_at`, after it began and not
+    after now; the incident is left resolved as of then."""
+    if not fields.backfilled or record.scheduled:
+        raise errors.invalid("backfilled", "a resolution time is for a backfilled incident")
+    if record.status in states.CLOSED:
+        raise errors.invalid("status", "a backfilled incident begins open and is resolved later")
+    if not record.created_at < resolved_at <= record.updated_at:
+        raise errors.invalid("resolved_at", "must be after it began, and not in the future")
+    record.status = "resolved"
+    _stamp(record, "resolved", resolved_at)
+    return _new_update(
+        record,
+        body,
+        resolved_at,
+        wants_social_update=False,
+        deliver=False,
+        affected=None,
+        backfilled=True,
+    )
 
 
 def _edit_fields(record: IncidentRecord, fields: schemas.IncidentFields, moment: datetime) -> None:

@@ -1,0 +1,57 @@
+"""Backfilling a past incident: its name, when it began and was resolved (read in the page's
+zone), what happened, the components it affected. It is the API's create with
+`incident[backfilled]` and `incident[backfill_date]` (its start), so no one is notified and
+no component's status changes; the domain adds the resolving update at its time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from chalice import Response
+
+from chalicelib import schemas
+from chalicelib.console.incidents import incident_fields
+from chalicelib.console.views import BASE, Screen, console_view, redirect
+from chalicelib.domain import components, incidents, organizations, pages
+from chalicelib.http import errors
+
+BACKFILL = "/pages/{page_id}/incidents/backfill"
+INCIDENT_MANAGER = organizations.incident_role(False)
+
+
+@console_view(BACKFILL)
+def backfill_form(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"], INCIDENT_MANAGER)
+    return screen.render(
+        "incident_backfill.html",
+        page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
+        components=[c for c in components.components_of(page.id) if not c.group],
+    )
+
+
+def _resolved_at(screen: Screen) -> datetime:
+    moment = screen.time_input(screen.form.get("resolved_at"))
+    try:
+        return datetime.fromisoformat((moment or "").replace("Z", "+00:00"))
+    except ValueError:
+        raise errors.unprocessable({"resolved_at": ["is not a date and time"]}) from None
+
+
+@console_view(BACKFILL, ("POST",))
+def backfill_incident(screen: Screen) -> Response:
+    page = screen.page(screen.request.params["page_id"], INCIDENT_MANAGER)
+    form = screen.form.get("incident")
+    if not isinstance(form, dict) or not form.get("backfill_date"):
+        raise errors.unprocessable({"backfill_date": ["when it began is required"]})
+    # Only the backfill's own fields: a past incident sets no component's status now.
+    form.update(backfilled="true", status="investigating", deliver_notifications="false")
+    form.pop("components", None)
+    fields = incident_fields(screen, schemas.IncidentCreate)
+    created = incidents.create_incident(
+        page.id,
+        fields,
+        resolved_at=_resolved_at(screen),
+        resolution=str(screen.form.get("resolution") or ""),
+    )
+    location = f"{BASE}/pages/{page.id}/incidents/{created.record.id}"
+    return redirect(f"{location}?done=Past+incident+added")
