@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from chalicelib import clock, ids, schemas
-from chalicelib.domain import components, errors
+from chalicelib.domain import components, errors, unit_of_work
 from chalicelib.domain import incident_states as states
+from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.incidents import IncidentTemplate
 
 
@@ -12,16 +13,62 @@ def templates_of(page_id: str) -> list[IncidentTemplate]:
     return list(IncidentTemplate.query(page_id))
 
 
-def create_template(page_id: str, fields: schemas.IncidentTemplateFields) -> IncidentTemplate:
-    if fields.update_status and fields.update_status not in states.REALTIME + states.SCHEDULED:
+def get_template(page_id: str, template_id: str) -> IncidentTemplate:
+    try:
+        return IncidentTemplate.get(page_id, template_id)
+    except IncidentTemplate.DoesNotExist:
+        raise errors.NotFound() from None
+
+
+def _check(page_id: str, values: dict) -> None:
+    """A 422 naming the field unless the status is an incident's and every component and
+    the group named are the page's own."""
+    status = values.get("update_status")
+    if status and status not in states.REALTIME + states.SCHEDULED:
         raise errors.invalid("update_status", "is not an incident status")
     records = components.components_of(page_id)
-    components.check_named(records, fields.component_ids, "component_ids")
-    if fields.group_id is not None:
-        components.check_named(records, [fields.group_id], "group_id", group=True)
+    components.check_named(records, values.get("component_ids") or [], "component_ids")
+    if values.get("group_id") is not None:
+        components.check_named(records, [values["group_id"]], "group_id", group=True)
+
+
+def create_template(page_id: str, fields: schemas.IncidentTemplateFields) -> IncidentTemplate:
+    values = fields.model_dump()
+    _check(page_id, values)
     moment = clock.now()
     template = IncidentTemplate(
-        page_id, ids.new_id(), created_at=moment, updated_at=moment, **fields.model_dump()
+        page_id, ids.new_id(), created_at=moment, updated_at=moment, **values
     )
-    template.save()
-    return template
+
+    def change(work: Work) -> IncidentTemplate:
+        work.quiet()  # the public page shows no template
+        work.save(template)
+        return template
+
+    return unit_of_work.run(page_id, change)
+
+
+def update_template(page_id: str, template_id: str, values: dict) -> IncidentTemplate:
+    """Replace the template's fields with `values` (every field of a template, by name)."""
+    _check(page_id, values)
+
+    def change(work: Work) -> IncidentTemplate:
+        work.quiet()
+        template = get_template(page_id, template_id)
+        for name, value in values.items():
+            setattr(template, name, value)
+        template.updated_at = work.moment
+        work.save(template)
+        return template
+
+    return unit_of_work.run(page_id, change)
+
+
+def delete_template(page_id: str, template_id: str) -> IncidentTemplate:
+    def change(work: Work) -> IncidentTemplate:
+        work.quiet()
+        template = get_template(page_id, template_id)
+        work.delete(template)
+        return template
+
+    return unit_of_work.run(page_id, change)
