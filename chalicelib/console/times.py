@@ -34,13 +34,21 @@ def shown(value, zone_name: str | None) -> str:
     moment = _moment(value)
     if moment is None:
         return value if isinstance(value, str) else ""
-    return moment.astimezone(zone(zone_name)).strftime("%Y-%m-%d %H:%M %Z")
+    try:
+        return moment.astimezone(zone(zone_name)).strftime("%Y-%m-%d %H:%M %Z")
+    except OverflowError:
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def input_value(value, zone_name: str | None) -> str:
     """A stored time as a `datetime-local` field's value, in the page's zone."""
     moment = _moment(value)
-    return moment.astimezone(zone(zone_name)).strftime(_INPUT_FORMAT) if moment else ""
+    if moment is None:
+        return ""
+    try:
+        return moment.astimezone(zone(zone_name)).strftime(_INPUT_FORMAT)
+    except OverflowError:
+        return moment.strftime(_INPUT_FORMAT)
 
 
 def from_input(text: str | None, zone_name: str | None) -> str | None:
@@ -55,7 +63,10 @@ def from_input(text: str | None, zone_name: str | None) -> str | None:
         return text
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zone(zone_name))
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    try:
+        return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    except OverflowError:
+        return text  # past the calendar's end once moved to UTC: the schema refuses it
 
 
 def zone_label(zone_name: str | None, at: datetime | None = None) -> str:

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from chalicelib import clock, schemas
-from chalicelib.domain import components, incidents, unit_of_work
+from chalicelib.domain import component_holds, components, incidents, unit_of_work
 from chalicelib.domain import incident_states as states
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.jobs import due_steps
@@ -79,8 +79,8 @@ def _remind(record: IncidentRecord) -> None:
 
 def _move(record: IncidentRecord, step: Step) -> None:
     """Move the maintenance and, unless its flag says not to, its components; a component
-    deleted since the maintenance named it is left out (the step still happens), and a
-    group's status follows its members."""
+    deleted since the maintenance named it is left out (the step still happens), as is, at
+    the end, one another open incident holds; a group's status follows its members."""
     moved: dict[str, str] = {}
     if getattr(record, step.components_flag) is not False:
         present = {
@@ -88,11 +88,13 @@ def _move(record: IncidentRecord, step: Step) -> None:
             for component in components.components_of(record.page_id)
             if not component.group
         }
-        moved = {
-            component_id: step.component_status
-            for component_id in record.component_ids or []
-            if component_id in present
-        }
+        named = [c for c in record.component_ids or [] if c in present]
+        if step is END:
+            # Back to operational only where no open incident still holds the component.
+            named = component_holds.held_elsewhere(record.page_id, besides=record.id).restorable(
+                named
+            )
+        moved = {component_id: step.component_status for component_id in named}
     fields = schemas.IncidentFields(
         status=step.status,
         body=step.body,

@@ -225,3 +225,19 @@ def test_an_unexpected_failure_of_a_step_is_an_error_naming_the_incident(
     mine = [r for r in caplog.records if incident["id"] in r.getMessage()]
     assert [r.levelname for r in mine] == ["ERROR"]
     assert "changed under this tick" not in mine[0].getMessage()
+
+
+def test_a_completed_maintenance_leaves_a_component_an_open_incident_holds(world, frozen):
+    incident, component = make_maintenance(
+        world, scheduled_auto_in_progress=True, scheduled_auto_completed=True
+    )
+    maintenance.run(frozen(START + timedelta(seconds=5)))
+    outage = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents",
+        {"incident": {"name": "DB down", "components": {component["id"]: "major_outage"}}},
+    )
+    assert outage.status == 201, outage.text
+
+    maintenance.run(frozen(END + timedelta(seconds=5)))
+    assert read(world, incident)["status"] == "completed"
+    assert component_status(world, component) == "major_outage"
