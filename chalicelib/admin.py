@@ -5,6 +5,7 @@
     python -m chalicelib.admin set-password --user USER_ID
     python -m chalicelib.admin index-recipients
     python -m chalicelib.admin repair-journal [--data-dir .data]
+    python -m chalicelib.admin redrive [--queue deliveries]
     python -m chalicelib.admin import --from-url URL --from-key KEY --page PAGE_ID \
         --organization ORGANIZATION_ID [--into OUR_PAGE_ID] [--rate 1] [--dry-run]
 
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 from chalicelib.environment import use_local_emulator_if_local
+from chalicelib.notify import queues
 
 
 def bootstrap(
@@ -185,6 +187,66 @@ def _repair_journal(args) -> dict:
     return report
 
 
+# The queues a function reads, each with its dead-letter queue (infra/generate.py; locally
+# chalicelib/local/emulator.py).
+REDRIVABLE = (queues.NOTIFICATIONS, queues.DELIVERIES, queues.METRIC_DATA, queues.PUBLISH)
+# Messages a redrive holds hidden while it moves them: its sends and deletes take far less.
+REDRIVE_VISIBILITY_SECONDS = 60
+
+
+def redrive(short_name: str) -> dict:
+    """Move every message of the queue's dead-letter queue back to the queue: each is sent
+    again, then deleted from the dead letters (a crash in between leaves a copy in both, which
+    is safe: a redelivered delivery finds its recipients claimed and sends nothing twice)."""
+    import boto3
+
+    from chalicelib import config
+
+    sqs = boto3.client("sqs", region_name=config.region())
+    name = config.queue_name(short_name)
+    queue = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    dead_letters = sqs.get_queue_url(QueueName=config.dead_letter_queue_name(name))["QueueUrl"]
+    moved = 0
+    while True:
+        messages = sqs.receive_message(
+            QueueUrl=dead_letters,
+            MaxNumberOfMessages=10,
+            WaitTimeSeconds=1,
+            VisibilityTimeout=REDRIVE_VISIBILITY_SECONDS,
+        ).get("Messages", [])
+        if not messages:
+            break
+        sent = sqs.send_message_batch(
+            QueueUrl=queue,
+            Entries=[
+                {"Id": str(number), "MessageBody": message["Body"]}
+                for number, message in enumerate(messages)
+            ],
+        ).get("Successful", [])
+        handles = [messages[int(ok["Id"])]["ReceiptHandle"] for ok in sent]
+        if handles:
+            sqs.delete_message_batch(
+                QueueUrl=dead_letters,
+                Entries=[{"Id": str(n), "ReceiptHandle": h} for n, h in enumerate(handles)],
+            )
+        moved += len(handles)
+        if len(handles) < len(messages):
+            break  # SQS refused some: they come back to the dead letters for the next run
+    left = sqs.get_queue_attributes(
+        QueueUrl=dead_letters,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return {
+        "queue": short_name,
+        "moved": moved,
+        "left_in_dead_letters": sum(int(count) for count in left.values()),
+    }
+
+
+def _redrive(args) -> dict:
+    return {"redriven": [redrive(short_name) for short_name in args.queue or REDRIVABLE]}
+
+
 def _bootstrap(args) -> dict:
     return bootstrap(args.organization_name, args.page_name)
 
@@ -266,6 +328,12 @@ def parser() -> argparse.ArgumentParser:
     )
     command.add_argument("--data-dir", default=os.environ.get("DATA_DIR", ".data"))
     command.set_defaults(run=_repair_journal)
+
+    command = commands.add_parser(
+        "redrive", help="move a queue's dead letters back to it (every queue's by default)"
+    )
+    command.add_argument("--queue", action="append", choices=REDRIVABLE)
+    command.set_defaults(run=_redrive)
     return root
 
 

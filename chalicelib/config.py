@@ -6,6 +6,9 @@ first import of a model.
 
 import os
 
+# A queue's message that failed this many receives moves to its dead-letter queue.
+MAX_RECEIVES = 5
+
 
 def stage() -> str:
     return os.environ.get("STAGE", "local")
@@ -81,3 +84,25 @@ def origin_verify_secret_id() -> str:
     proves a request came through the distribution (`chalicelib.http.ratelimit.client_of`);
     empty under `make run`, which has no CDN."""
     return os.environ.get("ORIGIN_VERIFY_SECRET_ID", "")
+
+
+def dead_letter_queue_name(queue: str) -> str:
+    """Where the messages of the queue named `queue` go after `MAX_RECEIVES` failed
+    receives, on AWS and locally."""
+    return queue + "-dlq"
+
+
+def topic_name(short_name: str) -> str:
+    return f"statuspage-{stage()}-{short_name}"
+
+
+def ses_configuration_set() -> str:
+    """The SES configuration set whose bounce and complaint events reach the app (AWS); empty
+    under `make run`, whose emulated SES sends no events."""
+    return os.environ.get("SES_CONFIGURATION_SET", "")
+
+
+def local_visibility_seconds() -> int:
+    """How long a received message stays hidden on the local stack before it comes back (AWS
+    sets it per queue from the function's timeout, `infra/generate.py`)."""
+    return int(os.environ.get("LOCAL_VISIBILITY_SECONDS", "30"))

@@ -10,6 +10,7 @@ long as the stack's: it dies with its parent, however the parent stops (SIGKILL 
 """
 
 import io
+import json
 import os
 import sys
 import threading
@@ -181,11 +182,30 @@ def create_resources(app) -> None:
     create_queues_and_tables(declared_queues(app))
 
 
+def create_queue_with_dead_letters(sqs, queue: str) -> None:
+    """The queue and its dead-letter queue, as `infra/generate.py` makes them on AWS: after
+    `config.MAX_RECEIVES` failed receives a message moves there (moto moves it on the next
+    receive), for `make admin ARGS="redrive --queue ..."` to send back."""
+    dead_letters = sqs.create_queue(QueueName=config.dead_letter_queue_name(queue))["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=dead_letters, AttributeNames=["QueueArn"])
+    redrive = {
+        "deadLetterTargetArn": arn["Attributes"]["QueueArn"],
+        "maxReceiveCount": config.MAX_RECEIVES,
+    }
+    sqs.create_queue(
+        QueueName=queue,
+        Attributes={
+            "RedrivePolicy": json.dumps(redrive),
+            "VisibilityTimeout": str(config.local_visibility_seconds()),
+        },
+    )
+
+
 def create_queues_and_tables(queues: list[str]) -> None:
     create_all()
     sqs = boto3.client("sqs", region_name=config.region())
     for queue in queues:
-        sqs.create_queue(QueueName=queue)
+        create_queue_with_dead_letters(sqs, queue)
     boto3.client("ses", region_name=config.region()).verify_email_identity(
         EmailAddress=config.notifications_sender()
     )

@@ -17,7 +17,18 @@ import hmac
 import logging
 
 from chalicelib.domain import chat_platforms, pages, subscribers
-from chalicelib.notify import chat, claims, content, email, email_body, lanes, mime, sms, webhook
+from chalicelib.notify import (
+    chat,
+    claims,
+    content,
+    delivery_metrics,
+    email,
+    email_body,
+    lanes,
+    mime,
+    sms,
+    webhook,
+)
 from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
@@ -173,6 +184,8 @@ def deliver_all(messages: list[dict]) -> int:
             secret = _secret(message["page_id"], secrets)
         sends += [_settling_each(send) for send in _sends(message, ours, secret)]
     outcomes = lanes.Lanes(WORKERS, _per_lane).run(sends)
+    kinds = {recipient["key"]: recipient["kind"] for _, _, ours in held for recipient in ours}
+    delivery_metrics.record((kinds[key], reached) for key, reached in outcomes.items())
     delivered = 0
     for message, claimed, ours in held:
         failed = [r for r in ours if not outcomes.get(r["key"], True)]

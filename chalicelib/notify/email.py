@@ -53,7 +53,13 @@ def sender_for(profile: dict) -> str:
 def send_raw(to: str, message: bytes) -> None:
     """The recipient is named to SES, not left to the To header: an address that a header
     would read as two can never reach the second."""
-    _client().send_raw_email(Destinations=[mime.ascii_address(to)], RawMessage={"Data": message})
+    # The configuration set (on AWS) sends its bounces and complaints to `ses_events`.
+    configuration_set = config.ses_configuration_set()
+    _client().send_raw_email(
+        Destinations=[mime.ascii_address(to)],
+        RawMessage={"Data": message},
+        **({"ConfigurationSetName": configuration_set} if configuration_set else {}),
+    )
 
 
 def send_email(to: str, sender: str, subject: str, text: str, html: str) -> None:
