@@ -496,6 +496,32 @@ def publisher_statements(bucket: str) -> list[dict]:
     ]
 
 
+# The images the console uploads (`chalicelib/sitestore/branding.py`): the API writes them and
+# answers their reads, under their own prefix, which no publish replaces or removes.
+BRANDING_PREFIX = "branding/*"
+BRANDING_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject"]
+
+
+def branding_statements(bucket: str) -> list[dict]:
+    """The API's: the pages' uploaded images, and nothing else of the bucket."""
+    return [
+        {
+            "Sid": "BrandingFiles",
+            "Effect": "Allow",
+            "Action": BRANDING_OBJECT_ACTIONS,
+            "Resource": {"Fn::Sub": f"${{{bucket}.Arn}}/{BRANDING_PREFIX}"},
+        },
+        {
+            # A missing image is NoSuchKey (a 404), not AccessDenied, with the listing allowed.
+            "Sid": "BrandingListing",
+            "Effect": "Allow",
+            "Action": SITE_LISTING_ACTIONS,
+            "Resource": {"Fn::GetAtt": [bucket, "Arn"]},
+            "Condition": {"StringLike": {"s3:prefix": [BRANDING_PREFIX]}},
+        },
+    ]
+
+
 def withdrawal_statements() -> list[dict]:
     """The API's: a page made private leaves the CDN's routing before the answer."""
     return [

@@ -8,6 +8,7 @@ under its role (`page_configuration`). A move is an update of `position`, as the
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urlencode
 
 from chalice import Response
 
@@ -32,25 +33,29 @@ def _records(screen: Screen) -> tuple[Page, list[Component]]:
     return page, components.components_of(page.id, consistent=True)
 
 
-def _listing(page: Page, records: list[Component]) -> dict:
-    """The page's components as the page lists them: the top level in order, each group
-    with its members; each with the moves it can make."""
-
-    def entry(record: Component) -> dict:
-        moves = {
-            name: components.neighbour_position(records, record, step) is not None
-            for name, step in STEPS.items()
-        }
-        return {"record": record, "moves": moves, "members": []}
-
+def nested(records: list[Component]) -> list[dict]:
+    """The page's components (`records` in page order) as the public page lists them: the top
+    level in order, each an entry `{"record": ..., "members": [...]}`, a group's members (in
+    their order) in its entry."""
     group_ids = {record.id for record in records if record.group}
-    entries = {record.id: entry(record) for record in records}
+    entries = {record.id: {"record": record, "members": []} for record in records}
     top = []
     for record in records:
         if record.group_id in group_ids:
             entries[record.group_id]["members"].append(entries[record.id])
         else:
             top.append(entries[record.id])
+    return top
+
+
+def _listing(page: Page, records: list[Component]) -> dict:
+    """The page's components as the page lists them, each with the moves it can make."""
+    top = nested(records)
+    for entry in [*top, *(member for each in top for member in each["members"])]:
+        entry["moves"] = {
+            name: components.neighbour_position(records, entry["record"], step) is not None
+            for name, step in STEPS.items()
+        }
     return {
         "page": page_heading(page),
         "entries": top,
@@ -60,33 +65,42 @@ def _listing(page: Page, records: list[Component]) -> dict:
 
 
 def _write(
-    screen: Screen, wrapper: str, schema: type, write: Callable[..., components.Written], *ids: str
+    screen: Screen,
+    done: str,
+    wrapper: str,
+    schema: type,
+    write: Callable[..., components.Written],
+    *ids: str,
 ) -> Response:
     """Validate the form's `wrapper[...]` fields with the API's `schema`, `write` them with
     the API's domain function (`write(page_id, *ids, fields)`), and go back to the list, at
-    what was written."""
+    what was written, saying `done`."""
     page, _ = _records(screen)
     fields = screen.form.get(wrapper)
     if not isinstance(fields, dict):
         raise errors.unprocessable({wrapper: ["is missing"]})
     body = errors.validated(schema, {wrapper: fields}, wrapper)
     written = write(page.id, *ids, getattr(body, wrapper))
-    return _back(page.id, written.record.id)
+    return _back(page.id, done, written.record.id)
 
 
-def _back(page_id: str, record_id: str | None = None) -> Response:
+def _back(page_id: str, done: str, record_id: str | None = None) -> Response:
+    """The list again, with a notice of what was `done`, at the entry it concerns."""
     anchor = f"#entry-{record_id}" if record_id else ""
-    return redirect(f"{BASE}{COMPONENTS.format(page_id=page_id)}{anchor}")
+    notice = urlencode({"done": done})
+    return redirect(f"{BASE}{COMPONENTS.format(page_id=page_id)}?{notice}{anchor}")
 
 
 @console_view(COMPONENTS)
 def show_components(screen: Screen) -> Response:
-    return screen.render("components.html", **_listing(*_records(screen)))
+    done = screen.request.query.get("done", "")
+    return screen.render("components.html", done=done, **_listing(*_records(screen)))
 
 
 @console_view(COMPONENTS + "/new", ("POST",))
 def create_component(screen: Screen) -> Response:
-    return _write(screen, "component", schemas.ComponentCreate, components.create_component)
+    create = components.create_component
+    return _write(screen, "Component added", "component", schemas.ComponentCreate, create)
 
 
 @console_view(COMPONENT)
@@ -103,7 +117,9 @@ def show_component(screen: Screen) -> Response:
 def update_component(screen: Screen) -> Response:
     component_id = screen.request.params["component_id"]
     update = components.update_component
-    return _write(screen, "component", schemas.ComponentUpdate, update, component_id)
+    return _write(
+        screen, "Component saved", "component", schemas.ComponentUpdate, update, component_id
+    )
 
 
 @console_view(COMPONENT + "/delete", ("POST",))
@@ -114,7 +130,7 @@ def delete(screen: Screen) -> Response:
     record = components.find(records, screen.request.params["component_id"])
     remove = component_groups.delete_group if record.group else components.delete_component
     remove(page.id, record.id)
-    return _back(page.id)
+    return _back(page.id, f"{_kind(record)} deleted")
 
 
 @console_view(COMPONENT + "/move", ("POST",))
@@ -136,14 +152,17 @@ def move(screen: Screen) -> Response:
             components.update_component(
                 page.id, record.id, schemas.ComponentFields(position=position)
             )
-    return _back(page.id, record.id)
+    return _back(page.id, f"{_kind(record)} moved {direction}", record.id)
+
+
+def _kind(record: Component) -> str:
+    return "Group" if record.group else "Component"
 
 
 @console_view(GROUPS + "/new", ("POST",))
 def create_group(screen: Screen) -> Response:
-    return _write(
-        screen, "component_group", schemas.ComponentGroupCreate, component_groups.create_group
-    )
+    create = component_groups.create_group
+    return _write(screen, "Group added", "component_group", schemas.ComponentGroupCreate, create)
 
 
 @console_view(GROUP)
@@ -164,4 +183,6 @@ def show_group(screen: Screen) -> Response:
 def update_group(screen: Screen) -> Response:
     group_id = screen.request.params["group_id"]
     update = component_groups.update_group
-    return _write(screen, "component_group", schemas.ComponentGroupUpdate, update, group_id)
+    return _write(
+        screen, "Group saved", "component_group", schemas.ComponentGroupUpdate, update, group_id
+    )

@@ -1,5 +1,9 @@
 """A page's settings and branding in the console, with a preview of the public page.
 
+The webhook signing secret is shown there too (behind a disclosure: it is readable, as the
+API's `GET .../webhook_secret` reads it, because every webhook body is signed with it) and
+replaced after a confirmation, as the API's rotation replaces it.
+
 The form posts the API's page fields (`page[name]`, `page[css_greens]`, ...), validated by
 its schema (`PageUpdate`) and saved by its domain function (`pages.update_page`) under its
 role (`page_configuration`). "Preview" checks the same fields the same way and renders the
@@ -31,6 +35,8 @@ from chalicelib.public import preview
 from chalicelib.store.models import Page
 
 SETTINGS = "/pages/{page_id}/settings"
+# As the API's `POST /v1/pages/{page_id}/webhook_secret/rotate`, after a confirmation.
+WEBHOOK_SECRET_ROTATION = SETTINGS + "/webhook-secret/rotate"
 # What the public page does, each a checkbox, as the API names them.
 FLAGS = {
     "allow_page_subscribers": "Visitors may subscribe to the whole page",
@@ -58,7 +64,7 @@ COLOR_LABELS = {
 
 
 @lru_cache(maxsize=1)
-def _time_zones() -> list[str]:
+def time_zones() -> list[str]:
     return sorted(zoneinfo.available_timezones())
 
 
@@ -97,7 +103,8 @@ def show_settings(screen: Screen) -> Response:
         color_labels=COLOR_LABELS,
         color_warnings=color_warnings(profile),
         flags=FLAGS,
-        time_zones=_time_zones(),
+        time_zones=time_zones(),
+        webhook_secret=pages.webhook_secret_of(page),
         done=screen.request.query.get("done", ""),
     )
 
@@ -107,6 +114,21 @@ def save_settings(screen: Screen) -> Response:
     page = _page(screen)
     pages.update_page(page, _fields(screen))
     return redirect(f"{BASE}{SETTINGS.format(page_id=page.id)}?done=Settings+saved")
+
+
+@console_view(WEBHOOK_SECRET_ROTATION)
+def confirm_webhook_secret_rotation(screen: Screen) -> Response:
+    """What a new secret means for those who check signatures, and the button that makes it."""
+    page = _page(screen)
+    return screen.render("webhook_secret_rotation.html", page=page_heading(page))
+
+
+@console_view(WEBHOOK_SECRET_ROTATION, ("POST",))
+def rotate_webhook_secret(screen: Screen) -> Response:
+    page = _page(screen)
+    pages.rotate_webhook_secret(page)
+    done = "?done=Webhook+signing+secret+replaced#webhook-secret"
+    return redirect(f"{BASE}{SETTINGS.format(page_id=page.id)}{done}")
 
 
 @console_view(SETTINGS + "/preview")

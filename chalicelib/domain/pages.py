@@ -86,6 +86,8 @@ _CLAIMED = ("subdomain", "domain")
 _ALIASES = {"layout": "branding"}
 # Archived image URLs set the image (stored and shown under its own name) and remember when.
 IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transactional_logo"}
+# Every image of a page, by its stored name: the logo, the icon browsers show, the cover.
+IMAGE_NAMES = ("transactional_logo", "favicon_logo", "hero_cover")
 
 
 def _claim_name(kind: str, value: str) -> str:
@@ -120,13 +122,16 @@ def _profile_changes(fields: schemas.PageFields) -> dict:
     for name in fields.model_fields_set - set(_CLAIMED):
         value = getattr(fields, name)
         if name in IMAGES:
-            changes[IMAGES[name]] = value
-            changes[f"{IMAGES[name]}_updated_at"] = moment if value else None
+            changes.update(_image_changes(IMAGES[name], value, moment))
             continue
         if value is None and name not in ("url", "support_url", "notifications_from_email"):
             continue  # an explicit null on a required setting changes nothing
         changes[_ALIASES.get(name, name)] = value
     return changes
+
+
+def _image_changes(name: str, url: str | None, moment: str) -> dict:
+    return {name: url, f"{name}_updated_at": moment if url else None}
 
 
 def _check_claims(fields: schemas.PageFields, page_id: str | None) -> None:
@@ -181,6 +186,25 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
 
 def update_page(page: Page, fields: schemas.PageFields) -> Page:
     new_claims, old_claims = _apply(page, fields)
+    return _save_update(page, new_claims, old_claims)
+
+
+def update_images(page: Page, urls: dict[str, str | None]) -> Page:
+    """Set the page's images (`IMAGE_NAMES`) to `urls` (None removes one), each with when it
+    changed, saved and published as any update of the page is."""
+    unknown = set(urls) - set(IMAGE_NAMES)
+    if unknown:
+        raise errors.Invalid({name: ["is not an image of the page"] for name in sorted(unknown)})
+    moment = clock.now()
+    changes: dict = {}
+    for name, url in urls.items():
+        changes.update(_image_changes(name, url, clock.iso(moment)))
+    page.profile = {**profile_of(page), **changes}
+    page.updated_at = moment
+    return _save_update(page, {}, {})
+
+
+def _save_update(page: Page, new_claims: dict[str, str], old_claims: dict[str, str]) -> Page:
     updated = unit_of_work.run(
         page.id, lambda work: _stage(work, page, new_claims, old_claims) or page, attempts=1
     )

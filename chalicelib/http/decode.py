@@ -1,4 +1,5 @@
-"""Request bodies, JSON or form-urlencoded, decoded into one nested dict.
+"""Request bodies, JSON, form-urlencoded or multipart (`multipart.py`), decoded into one
+nested dict.
 
 Form keys follow the Rails convention the API's clients use: `a[b]=1` is `{"a": {"b": "1"}}`,
 `a[c][]=x` is `{"a": {"c": ["x"]}}` and `a[][b]=1&a[][b]=2` is a list of two objects. Values
@@ -13,7 +14,7 @@ import json
 import re
 from urllib.parse import parse_qsl
 
-from chalicelib.http import errors
+from chalicelib.http import errors, multipart
 
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
 _PART = re.compile(r"\[([^\[\]]*)\]")
@@ -32,11 +33,13 @@ def decode_body(raw: bytes | str | None, content_type: str | None) -> dict:
         return {}
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
+    media_type = (content_type or "").split(";")[0].strip().lower()
+    if media_type == multipart.MEDIA_TYPE:  # files: a larger limit, checked there
+        return decode_pairs(multipart.pairs_of(raw, content_type or ""))
     if len(raw) > MAX_BODY_BYTES:
         raise errors.too_large(MAX_BODY_BYTES)
     if not raw.strip():
         return {}
-    media_type = (content_type or "").split(";")[0].strip().lower()
     if not media_type:
         # No header at all: take the body for what it plainly is.
         media_type = JSON_TYPES[0] if raw.lstrip()[:1] in (b"{", b"[") else FORM_TYPE
@@ -94,7 +97,7 @@ def decode_form(text: str) -> dict:
     return decode_pairs(pairs)
 
 
-def decode_pairs(pairs: list[tuple[str, str]]) -> dict:
+def decode_pairs(pairs: list[tuple[str, str | multipart.UploadedFile]]) -> dict:
     """Bracketed keys and their values into one nested dict."""
     result: dict = {}
     for key, value in pairs:

@@ -23,7 +23,7 @@ from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, Updat
 
 from chalicelib import schemas
 from chalicelib.domain.errors import DomainError
-from chalicelib.http import auth, errors, ratelimit
+from chalicelib.http import auth, errors, multipart, ratelimit
 from chalicelib.http.decode import decode_body
 from chalicelib.store.models import Page
 
@@ -95,9 +95,11 @@ class ApiRequest:
 
     def parse(self, schema: type | None = None) -> Any:
         """The body validated by `schema`, by default the schema the route names as its body;
-        a wrapped body (`{"page": {...}}`) may come bare."""
+        a wrapped body (`{"page": {...}}`) may come bare. A file in it (a multipart body) is
+        refused: no API field takes one, and a field that keeps whatever it is given would."""
         schema = schema or getattr(schemas, self.body_schema)
         body = self.body
+        multipart.refuse_files(body)
         wrapper = wrapper_of(schema)
         if wrapper and body and not any(name in body for name in _names_of(schema, wrapper)):
             body = {wrapper: body}

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import pytest
+from urllib3 import encode_multipart_formdata
 
 from tests.api.conftest import *  # noqa: F403 (the app over moto, `world`)
 from tests.api.conftest import Answer
@@ -23,14 +24,23 @@ class Console:
     last: Answer | None = None
     token: str = ""  # the CSRF token of the last form shown (bound to the session, not a form)
 
-    def request(self, method: str, path: str, form: dict | list | None = None) -> Answer:
+    def request(
+        self,
+        method: str,
+        path: str,
+        form: dict | list | None = None,
+        *,
+        body: bytes = b"",
+        content_type: str | None = None,
+    ) -> Answer:
         headers = {}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        body = b""
         if form is not None:
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            content_type = "application/x-www-form-urlencoded"
             body = urlencode(form).encode()
+        if content_type:
+            headers["Content-Type"] = content_type
         response = self.client.http.request(method, path, headers=headers, body=body)
         assert response.status_code < 500, response.body
         headers = {key.lower(): value for key, value in response.headers.items()}
@@ -59,6 +69,16 @@ class Console:
         if csrf:
             pairs.append(("csrf", self.csrf()))
         return self.request("POST", path, pairs)
+
+    def post_files(
+        self, path: str, form: dict | list, files: dict[str, tuple[str, bytes, str]]
+    ) -> Answer:
+        """A form with files (`{"name": (filename, bytes, content type)}`), posted as a
+        browser posts one: multipart/form-data, the CSRF token among its fields."""
+        pairs = list(form.items()) if isinstance(form, dict) else list(form)
+        pairs.append(("csrf", self.csrf()))
+        body, content_type = encode_multipart_formdata(pairs + list(files.items()))
+        return self.request("POST", path, body=body, content_type=content_type)
 
     def sign_in(self, email: str, password: str = PASSWORD) -> Answer:
         self.get("/manage/sign-in")

@@ -304,3 +304,18 @@ def test_the_code_calls_the_store_only_as_granted():
     assert calls == {"describe_key_value_store", "get_key", "update_keys"}
     granted = {action.split(":")[1] for action in cdn.HOSTS_STORE_ACTIONS}
     assert {"".join(part.title() for part in call.split("_")) for call in calls} == granted
+
+
+def test_the_api_writes_only_the_uploaded_images_of_the_bucket(resources):
+    """The console's uploads (`sitestore/branding.py`) go to `branding/`; the pages' published
+    prefixes stay the publisher's alone."""
+    api = resources["SiteWithdrawalPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    writes = [s for s in api if "s3:PutObject" in as_list(s["Action"])]
+    assert [s["Resource"] for s in writes] == [{"Fn::Sub": "${SiteBucket.Arn}/branding/*"}]
+    listing = next(s for s in api if "s3:ListBucket" in as_list(s["Action"]))
+    assert listing["Condition"] == {"StringLike": {"s3:prefix": ["branding/*"]}}
+    for name, policy in of_type(resources, "AWS::IAM::Policy").items():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            resources_named = json.dumps(statement.get("Resource"))
+            if "s3:PutObject" in as_list(statement["Action"]) and "/s/*" in resources_named:
+                assert name == "SitePublisherPolicy"
