@@ -6,6 +6,8 @@ and are made by the same domain functions (`organizations.add_user`, `delete_use
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from chalice import Response
 
 from chalicelib import schemas
@@ -40,6 +42,10 @@ def _chosen_roles(form: dict) -> dict[str, bool] | None:
     return {role: chosen.get(role) == "true" for role in ROLE_LABELS}
 
 
+def _back(page_id: str, done: str) -> Response:
+    return redirect(f"{BASE}{TEAM.format(page_id=page_id)}?{urlencode({'done': done})}")
+
+
 def _team(screen: Screen, new_key: dict | None = None, new_user: dict | None = None) -> Response:
     page = screen.page(screen.request.params["page_id"])
     members = []
@@ -64,6 +70,7 @@ def _team(screen: Screen, new_key: dict | None = None, new_user: dict | None = N
         is_owner=screen.user.owner,
         new_key=new_key,
         new_user=new_user,
+        done=screen.request.query.get("done", ""),
     )
 
 
@@ -77,7 +84,7 @@ def set_roles(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"])
     user = _member(screen)
     organizations.set_roles_on_page(user, page.id, _chosen_roles(screen.form))
-    return redirect(f"{BASE}/pages/{page.id}/team")
+    return _back(page.id, f"Roles saved for {user.email}")
 
 
 @console_view(TEAM + "/new", ("POST",))
@@ -98,8 +105,9 @@ def add_user(screen: Screen) -> Response:
 @console_view(TEAM + "/{user_id}/delete", ("POST",))
 def delete_user(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"])
-    organizations.delete_user(_member(screen), by=screen.user)
-    return redirect(f"{BASE}/pages/{page.id}/team")
+    user = _member(screen)
+    organizations.delete_user(user, by=screen.user)
+    return _back(page.id, f"Deleted {user.email}")
 
 
 @console_view(TEAM + "/{user_id}/keys", ("POST",))
@@ -113,5 +121,6 @@ def create_key(screen: Screen) -> Response:
 @console_view(TEAM + "/{user_id}/keys/{key_hash}/revoke", ("POST",))
 def revoke_key(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"])
-    organizations.revoke_api_key(_member(screen), screen.request.params["key_hash"])
-    return redirect(f"{BASE}/pages/{page.id}/team")
+    user = _member(screen)
+    organizations.revoke_api_key(user, screen.request.params["key_hash"])
+    return _back(page.id, f"Revoked a key of {user.email}")

@@ -37,6 +37,9 @@ from chalicelib.store.page_access import ComponentAudience, PageAccessGroup, Pag
 
 Holder = PageAccessUser | PageAccessGroup
 H = TypeVar("H", PageAccessUser, PageAccessGroup)
+# The two kinds of holder, as callers above the domain name them (they import no store model).
+USER = PageAccessUser
+GROUP = PageAccessGroup
 T = TypeVar("T")
 COMPONENTS = "component_ids"
 METRICS = "metric_ids"
@@ -75,6 +78,12 @@ def get(model: type[H], page_id: str, holder_id: str, consistent: bool = False) 
         return model.get(page_id, holder_id, consistent_read=consistent)
     except model.DoesNotExist:
         raise errors.NotFound() from None
+
+
+def users_named(page_id: str, user_ids: list[str]) -> dict[str, PageAccessUser]:
+    """The users of those ids that exist, by id (one BatchGetItem per 100)."""
+    keys = [(page_id, user_id) for user_id in dict.fromkeys(user_ids)]
+    return {user.id: user for user in PageAccessUser.batch_get(keys)} if keys else {}
 
 
 def user_by_email(page_id: str, email: str) -> PageAccessUser | None:
@@ -419,6 +428,22 @@ def delete(page_id: str, model: type[H], holder_id: str) -> H:
         if model is PageAccessUser and holder.email is not None:
             edit.work.delete(_email_claim(page_id, holder.email))
         return shown
+
+    return _edit(page_id, change)
+
+
+def set_membership(page_id: str, group_id: str, user_id: str, member: bool) -> PageAccessGroup:
+    """Put the user in the group (`member`) or take it out, the group's other members as
+    they are when the change is made (a 422 naming `page_access_user_ids` for a user that is
+    not the page's)."""
+
+    def change(edit: AccessEdit) -> PageAccessGroup:
+        group = edit.get(PageAccessGroup, group_id)
+        current = granted(group, "user_ids")
+        wanted = current | {user_id} if member else current - {user_id}
+        edit.set_members(group, wanted, "page_access_user_ids")
+        edit.touch(group)
+        return group
 
     return _edit(page_id, change)
 

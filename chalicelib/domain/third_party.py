@@ -24,9 +24,9 @@ logger = logging.getLogger(__name__)
 MAX_SUMMARY_BYTES = 2 * 1024 * 1024
 
 
-def statuses_of(body: bytes | None) -> dict[str, str] | None:
-    """The component statuses a `summary.json` body gives, by component id; None when the body
-    is not a summary (or there was none)."""
+def components_of(body: bytes | None) -> list[dict] | None:
+    """The components a `summary.json` body lists (each an object with a string id), in its
+    order; None when the body is not a summary (or there was none)."""
     if body is None:
         return None
     try:
@@ -36,12 +36,23 @@ def statuses_of(body: bytes | None) -> dict[str, str] | None:
     listed = summary.get("components") if isinstance(summary, dict) else None
     if not isinstance(listed, list):
         return None
+    return [
+        component
+        for component in listed
+        if isinstance(component, dict) and isinstance(component.get("id"), str)
+    ]
+
+
+def statuses_of(body: bytes | None) -> dict[str, str] | None:
+    """The component statuses a `summary.json` body gives, by component id; None when the body
+    is not a summary (or there was none)."""
+    listed = components_of(body)
+    if listed is None:
+        return None
     return {
         component["id"]: component["status"]
         for component in listed
-        if isinstance(component, dict)
-        and isinstance(component.get("id"), str)
-        and component.get("status") in STATUSES
+        if component.get("status") in STATUSES
     }
 
 
