@@ -6,11 +6,13 @@ from chalice import Chalice, Rate
 
 from chalicelib import config
 from chalicelib.api import (
+    alert_receiver,
     component_groups,
     components,
     embed,
     incident_templates,
     incidents,
+    integrations,
     metrics_providers,
     openapi,
     organizations,
@@ -20,26 +22,38 @@ from chalicelib.api import (
     subscribers,
     subscriptions,
 )
+from chalicelib.api import checks as checks_api
 from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
+from chalicelib.console import access as console_access  # noqa: F401
+from chalicelib.console import branding as console_branding
 from chalicelib.console import components as console_components  # noqa: F401 (registers screens)
+from chalicelib.console import incident_backfill as console_incident_backfill  # noqa: F401
+from chalicelib.console import incident_edits as console_incident_edits  # noqa: F401
+from chalicelib.console import incident_list as console_incident_list  # noqa: F401
+from chalicelib.console import incident_templates as console_incident_templates  # noqa: F401
 from chalicelib.console import incidents as console_incidents  # noqa: F401
 from chalicelib.console import markdown_preview as console_markdown  # noqa: F401
+from chalicelib.console import metrics as console_metrics  # noqa: F401
 from chalicelib.console import pages as console_pages  # noqa: F401
 from chalicelib.console import password as console_password  # noqa: F401
 from chalicelib.console import postmortems as console_postmortems  # noqa: F401
 from chalicelib.console import script as console_script  # noqa: F401
 from chalicelib.console import settings as console_settings  # noqa: F401
 from chalicelib.console import sign_in as console_sign_in  # noqa: F401
+from chalicelib.console import subscriber_adding as console_subscriber_adding  # noqa: F401
+from chalicelib.console import subscriber_import as console_subscriber_import  # noqa: F401
 from chalicelib.console import subscribers as console_subscribers  # noqa: F401
 from chalicelib.console import team as console_team  # noqa: F401
+from chalicelib.console import third_party as console_third_party  # noqa: F401
 from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
 from chalicelib.domain import pages as page_rules
 from chalicelib.domain import subscribers as subscriber_rules
 from chalicelib.http import routing
 from chalicelib.jobs import schedule
-from chalicelib.notify import confirmation, deliver, fanout, outbox, queues
+from chalicelib.notify import confirmation, deliver, fanout, outbox, queues, ses_events
+from chalicelib.observability import logs as structured_logs
 from chalicelib.public import incident_subscriptions as public_incident_subscriptions
 from chalicelib.public import publish
 from chalicelib.public import routes as public_routes
@@ -55,6 +69,13 @@ page_rules.after_update(publish.withdraw_if_hidden)
 subscriber_rules.send_confirmations_with(confirmation.send)
 
 app = Chalice(app_name="statuspage")
+# JSON log lines, one per invocation with its outcome; first, so it is the outermost middleware.
+structured_logs.observe(app)
+# Bodies API Gateway must hand over as bytes (base64), not as text: forms that post files, and
+# the images uploaded with them, which readers fetch.
+app.api.binary_types.extend(
+    kind for kind in console_branding.BINARY_TYPES if kind not in app.api.binary_types
+)
 for blueprint_module in (
     pages,
     organizations,
@@ -68,11 +89,14 @@ for blueprint_module in (
     subscriptions,
     metrics_providers,
     metrics_api,
+    integrations,
+    alert_receiver,
     page_access,
     openapi,
 ):
     app.register_blueprint(blueprint_module.blueprint)
 app.register_blueprint(uptime_api.blueprint)
+app.register_blueprint(checks_api.blueprint)
 app.register_blueprint(public_routes.blueprint)
 app.register_blueprint(public_subscriptions.blueprint)
 app.register_blueprint(public_incident_subscriptions.blueprint)
@@ -117,6 +141,12 @@ def publish_pages(event):
     forced = [message["page_id"] for message in messages if message.get("force")]
     publish.publish_pages(forced, force=True)
     publish.publish_pages(message["page_id"] for message in messages if not message.get("force"))
+
+
+@app.on_sns_message(topic=config.topic_name(ses_events.TOPIC))
+def read_email_events(event):
+    """SES's bounces and complaints: hard bounces and complaints stop the subscriber."""
+    ses_events.handle(event.message)
 
 
 @app.schedule(Rate(1, unit=Rate.MINUTES))

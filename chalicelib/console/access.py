@@ -155,19 +155,21 @@ class Kind:
     wrapper: str  # the API's body key
     path: str
     parameter: str
-    update_schema: type
+    update_schema_name: str  # the API's schema of an update, named: schemas load on first use
     named: Callable[[object], str]  # how a notice names one
 
+    @property
+    def update_schema(self) -> type:
+        return getattr(schemas, self.update_schema_name)
 
-USERS = Kind(
-    page_access.USER, "page_access_user", USER, "user_id", schemas.PageAccessUserUpdate, _who
-)
+
+USERS = Kind(page_access.USER, "page_access_user", USER, "user_id", "PageAccessUserUpdate", _who)
 GROUPS = Kind(
     page_access.GROUP,
     "page_access_group",
     GROUP,
     "group_id",
-    schemas.PageAccessGroupUpdate,
+    "PageAccessGroupUpdate",
     lambda group: f"the group {group.name}",
 )
 

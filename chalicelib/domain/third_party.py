@@ -113,7 +113,8 @@ def _follow(follower: ThirdPartyFollower, status: str) -> int:
         if component.official_status == status:
             return 0  # not a change at the source: a status set by hand holds
         component.official_status = status
-        edit.set_status(component, status)
+        # The source's word, not a person's: it holds off no integration or check.
+        edit.set_status(component, status, by=f"third_party:{follower.url}")
         edit.touch(component)
         return 1
 

@@ -25,6 +25,7 @@ from chalicelib import schemas
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import auth, errors, multipart, ratelimit
 from chalicelib.http.decode import decode_body
+from chalicelib.observability import logs as structured_logs
 from chalicelib.store.models import Page
 
 logger = logging.getLogger(__name__)
@@ -261,6 +262,7 @@ class Router:
                         auth.presented_key(request.headers, request.query), params.get("page_id")
                     )
                     ratelimit.check(request.principal.key_hash)
+                    structured_logs.annotate(organization_id=request.principal.organization_id)
                 result = handler(request)
                 if isinstance(result, Response):
                     return result

@@ -2,7 +2,8 @@
 
 import logging
 
-from chalicelib.jobs import maintenance, reminders, third_party
+from chalicelib.domain import automation
+from chalicelib.jobs import checks, maintenance, reminders, third_party
 from chalicelib.notify import outbox
 from chalicelib.public import publish
 
@@ -20,7 +21,21 @@ def tick() -> dict:
         # Reading the set of sources failed: the other steps are done, the next tick polls.
         logger.exception("third-party poll failed")
         followed = 0
+    try:
+        checked = checks.run()
+    except Exception:
+        # Reading the due checks failed: they stay due, and the next tick runs them.
+        logger.exception("checks failed")
+        checked = 0
+    try:
+        # Statuses automation waits to apply (min_firing_seconds, a hold by hand) that are due.
+        settled = automation.settle_due()
+    except Exception:
+        logger.exception("automation's waits failed")
+        settled = 0
     return {
+        "automation_changes": settled,
+        "checks": checked,
         "maintenances": moved,
         "reminders": reminded,
         "swept": swept,

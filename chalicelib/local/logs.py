@@ -1,5 +1,9 @@
 """The local stack's log lines, the same in each of its processes, with every secret masked.
 
+They are the JSON lines of the functions on AWS (`chalicelib/observability/logs.py`), on
+standard error; `LOG_FORMAT=text` writes a line of words per record instead (`time LEVEL
+logger message`). The HTTP server's access line is in the common log format either way.
+
 A secret never reaches a log line (the access log of chalicelib/local/server.py, or any line
 of the `logging` module in any of the stack's processes): `masked_target` rewrites a request
 target, `masked_text` every target-like word of a line, before it is written.
@@ -9,21 +13,26 @@ What is a secret in a target:
   (`?api%5Fkey=` is `api_key` to Chalice and to API Gateway), is in `SECRET_QUERY_NAMES`;
 - the path segment after one of `SECRET_PATH_AFTER`: the token of a sign-in link
   (`/s/{page}/sign-in/{token}`, `/sign-in/{token}` on a page's own host) and of a
-  subscription's links (`/s/{page}/subscriptions/{token}/manage`). A new route with a token in
+  subscription's links (`/s/{page}/subscriptions/{token}/manage`), an integration's alert
+  address (`/v1/integrations/{token}/alerts`; the ids of `/v1/pages/{id}/integrations/{id}`
+  are masked with them, which costs nothing). A new route with a token in
   its path adds its segment here (tests/unit/test_log_masking.py checks every route);
 - anything shaped like an API key (`credentials.new_api_key`), wherever it was sent.
 """
 
 import logging
+import os
 import re
 from urllib.parse import unquote, unquote_plus
 
+from chalicelib.observability import logs as structured_logs
+
 MASK = "[masked]"
 SECRET_QUERY_NAMES = frozenset({"api_key"})
-SECRET_PATH_AFTER = frozenset({"sign-in", "subscriptions"})
+SECRET_PATH_AFTER = frozenset({"sign-in", "subscriptions", "integrations"})
 
-# Per-request and per-client lines.
-_NOISY = ("werkzeug", "botocore", "pynamodb")
+_NOISY = structured_logs.NOISY
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 # A user id, a dot, 32 random bytes in URL-safe base64 (chalicelib/domain/credentials.py).
 _API_KEY_SHAPE = re.compile(r"[0-9a-z]{16}\.[A-Za-z0-9_-]{43}")
 _QUERY_SEPARATORS = re.compile(r"([&;])")
@@ -104,10 +113,19 @@ class _MaskSecrets(logging.Filter):
         return True
 
 
+def _formatter() -> logging.Formatter:
+    if os.environ.get("LOG_FORMAT", "json").strip().lower() == "text":
+        return logging.Formatter(TEXT_FORMAT)
+    return structured_logs.JsonLines(redact=masked_text)
+
+
 def configure() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    """Every handler of the root logger (one on standard error, unless there is one) writes
+    the stack's lines, masked."""
+    logging.basicConfig(level=logging.INFO)
     for noisy in _NOISY:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     for handler in logging.getLogger().handlers:
+        handler.setFormatter(_formatter())
         if not any(isinstance(each, _MaskSecrets) for each in handler.filters):
             handler.addFilter(_MaskSecrets())

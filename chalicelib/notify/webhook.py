@@ -94,7 +94,7 @@ def _host_header(host: str, port: int, scheme: str) -> str:
     return shown if port == default else f"{shown}:{port}"
 
 
-def _request(url: str, method: str, headers: dict[str, str], **options):
+def request(url: str, method: str, headers: dict[str, str], **options):
     """`method` on the checked address of `url`, or None when it may not be called."""
     target = _target(url)
     if target is None:
@@ -116,7 +116,7 @@ def post_json(url: str, body: bytes, headers: dict[str, str]) -> bool:
     """POST `body`; True on a 2xx answer. Redirects, errors and timeouts are failures."""
     sent = {"Content-Type": "application/json", "User-Agent": "statuspage-webhooks", **headers}
     try:
-        response = _request(url, "POST", sent, body=body, preload_content=True)
+        response = request(url, "POST", sent, body=body, preload_content=True)
     except (OSError, urllib3.exceptions.HTTPError):
         return False
     return response is not None and 200 <= response.status < 300
@@ -127,7 +127,7 @@ def fetch(url: str, limit: int) -> bytes | None:
     errors, timeouts and bigger bodies alike)."""
     sent = {"Accept": "application/json", "User-Agent": "statuspage-third-party-components"}
     try:
-        response = _request(url, "GET", sent, preload_content=False)
+        response = request(url, "GET", sent, preload_content=False)
         if response is None:
             return None
         try:

@@ -34,6 +34,7 @@ from chalicelib import clock, config
 from chalicelib.domain import pages
 from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
+from chalicelib.observability import metrics
 from chalicelib.public import caching, content, site
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.sitestore import SiteStore, current, hosts
@@ -159,6 +160,8 @@ def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = 
         if not save(built, store):
             return "older"
     snapshots.mark_published(page_id, built.changes, built.due)
+    if item is not None and int(item.published_changes or 0) < built.changes:  # shows a new write
+        metrics.publish_delay(item.changed_at, page_id)
     if item is not None and int(item.published_changes or 0) < built.changes < int(
         item.changes or 0
     ):

@@ -15,12 +15,14 @@ _MODULES = (
     "components",
     "embed",
     "incidents",
+    "integrations",
     "metrics",
     "organizations",
     "page_access",
     "pages",
     "public",
     "subscribers",
+    "checks",
 )
 
 

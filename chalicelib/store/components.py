@@ -44,6 +44,10 @@ class Component(Model):
     third_party_url = UnicodeAttribute(null=True)
     third_party_component_id = UnicodeAttribute(null=True)
     official_status = UnicodeAttribute(null=True)
+    # Who set the status last (`hand`, or an automation as `<kind>:<id>`) and when: automation
+    # leaves alone a status a person set recently.
+    status_set_by = UnicodeAttribute(null=True)
+    status_set_at = UTCDateTimeAttribute(null=True)
     # The status-day item its next change goes to, and how many changes that item holds.
     status_slot = UnicodeAttribute(null=True)
     status_slot_changes = NumberAttribute(default=0)

@@ -68,6 +68,13 @@ def populate(world: World) -> Populated:
         f"{page}/metrics_providers/{provider['id']}/metrics", "metric", name="Latency", suffix="ms"
     )
     make(f"{page}/metrics/{metric['id']}/data", "data", timestamp=int(time.time()), value=12)
+    # Nothing listens there: ticks of other tests find it failing, and it moves nothing.
+    check = make(
+        f"{page}/components/{component['id']}/checks",
+        "check",
+        url="http://127.0.0.1:9/health",
+        failure_thresholds={"major_outage": 100},
+    )
     colleague = make(
         f"/v1/organizations/{world.organization_id}/users",
         "user",
@@ -104,5 +111,6 @@ def populate(world: World) -> Populated:
         "member_component_id": member["id"],
         "page_access_user_id": access_user["id"],
         "page_access_group_id": access_group["id"],
+        "check_id": check["id"],
     }
     return Populated(world, ids)

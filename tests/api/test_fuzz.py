@@ -68,6 +68,14 @@ STATEFUL = {
     "PATCH /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}.json": (422,),
     "PUT /v1/pages/{page_id}/metrics_providers/{metrics_provider_id}.json": (422,),
     "PUT /v1/pages/{page_id}/incidents/{incident_id}/postmortem/publish.json": (400,),
+    # A check: its URL must resolve to an address it may call (DNS, at the moment), its
+    # thresholds rise with severity, a HEAD has no body to look in, a component holds ten.
+    "POST /v1/pages/{page_id}/components/{component_id}/checks": (422,),
+    "POST /v1/pages/{page_id}/components/{component_id}/checks.json": (422,),
+    "PATCH /v1/pages/{page_id}/components/{component_id}/checks/{check_id}": (422,),
+    "PATCH /v1/pages/{page_id}/components/{component_id}/checks/{check_id}.json": (422,),
+    "PUT /v1/pages/{page_id}/components/{component_id}/checks/{check_id}": (422,),
+    "PUT /v1/pages/{page_id}/components/{component_id}/checks/{check_id}.json": (422,),
 }
 
 

@@ -1,19 +1,28 @@
 """The local stack writes no secret to its logs: an API key sent in the query (however its name
-is encoded), the tokens of sign-in links and of subscription links."""
+is encoded), the tokens of sign-in links and of subscription links, console passwords and
+sessions, the page's webhook signing secret, an integration's token, the importer's source
+key. Every secret the tests create is looked for in every line the stack logged, and in the
+importer's own output; the lines are the JSON lines the functions write on AWS."""
 
 import http.client
+import json
 import re
+import subprocess
+import sys
 
 import pytest
 import requests
 
-from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.stack import ROOT, LocalStack, wait_for
 from tests.sent_mail import Mail, sent_mail_over_http
+from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
 
 # Every way of writing `api_key` that authenticates (the app reads decoded names).
 KEY_NAMES = ["api_key", "api%5Fkey", "%61pi_key", "api_k%65y"]
+# Every secret the module's tests made, for the last test's scan of the whole log.
+CREATED: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +132,147 @@ def test_keys_and_link_tokens_never_reach_the_logs(stack):
     assert f"/s/{page_id}/subscriptions/[masked]/manage" in logged
     for secret in secrets:
         assert secret not in logged
+    CREATED.extend(secrets)
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def console_secrets(stack: LocalStack, user_id: str) -> list[str]:
+    """The owner signs in with a one-time password and chooses their own: both passwords,
+    the sign-in form's token and both sessions are secrets."""
+    one_time = stack.admin("set-password", "--user", user_id)["password"]
+    browser = requests.Session()
+    form = browser.get(f"{stack.url}/manage/sign-in", timeout=30)
+    signed_in = browser.post(
+        f"{stack.url}/manage/sign-in",
+        data={"email": "owner@example.com", "password": one_time, "csrf": csrf_of(form.text)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert signed_in.status_code == 303, signed_in.text
+    first_session = browser.cookies["manage_session"]
+    chosen = "a-password-of-my-own-" + user_id
+    choose = browser.get(f"{stack.url}/manage/password", timeout=30)
+    changed = browser.post(
+        f"{stack.url}/manage/password",
+        data={"password": chosen, "confirmation": chosen, "csrf": csrf_of(choose.text)},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert changed.status_code == 303, changed.text
+    assert browser.get(f"{stack.url}/manage", timeout=30).status_code == 200
+    sign_in_token = csrf_of(form.text)
+    return [one_time, chosen, sign_in_token, first_session, browser.cookies["manage_session"]]
+
+
+def webhook_secrets(stack: LocalStack, key: str, page_id: str) -> list[str]:
+    """A webhook subscriber is sent an incident, signed with the page's secret; the secret is
+    read, rotated and read again."""
+    pages = f"/v1/pages/{page_id}"
+    secrets = [stack.get(f"{pages}/webhook_secret", key).json()["webhook_secret"]]
+    with WebhookSink() as sink:
+        added = stack.send(
+            "POST",
+            f"{pages}/subscribers",
+            key,
+            {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
+        )
+        assert added.status_code == 201, added.text
+        opened = stack.send(
+            "POST", f"{pages}/incidents", key, {"incident": {"name": "Down", "body": "Looking"}}
+        )
+        assert opened.status_code == 201, opened.text
+        assert wait_for(lambda: sink.received, timeout=30), "no webhook arrived"
+    rotated = stack.send("POST", f"{pages}/webhook_secret/rotate", key, {})
+    assert rotated.status_code == 200, rotated.text
+    secrets.append(stack.get(f"{pages}/webhook_secret", key).json()["webhook_secret"])
+    assert secrets[0] != secrets[1]
+    return secrets
+
+
+def integration_secrets(stack: LocalStack, key: str, page_id: str) -> list[str]:
+    """An integration's token, in its alert address and as a bearer token."""
+    made = stack.send(
+        "POST", f"/v1/pages/{page_id}/integrations", key, {"integration": {"kind": "generic"}}
+    )
+    assert made.status_code == 201, made.text
+    url = made.json()["url"]
+    token = re.search(r"/integrations/([^/]+)/alerts", url).group(1)
+    # Not a generic alert: refused, and logged as a refusal.
+    assert (
+        requests.post(stack.url + path_of(url), json={"nothing": 1}, timeout=30).status_code == 400
+    )
+    bearer = requests.post(
+        f"{stack.url}/v1/integrations/alerts",
+        json={"nothing": 1},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert bearer.status_code == 400, bearer.text
+    return [token]
+
+
+def import_with_source_key(
+    stack: LocalStack, organization_id: str, page_id: str, user_id: str
+) -> tuple[str, str]:
+    """The importer copies the page into a new one with a key of its own; its output too."""
+    source_key = stack.admin("create-key", "--user", user_id)["api_key"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chalicelib.admin",
+            "import",
+            "--from-url",
+            stack.url,
+            "--from-key",
+            source_key,
+            "--page",
+            page_id,
+            "--organization",
+            organization_id,
+            "--rate",
+            "50",
+        ],
+        cwd=ROOT,
+        env=stack.environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return source_key, done.stdout + done.stderr
+
+
+def test_no_secret_of_any_kind_reaches_any_log_line(stack):
+    created = stack.admin("bootstrap")
+    key, page_id, user_id = created["api_key"], created["page_id"], created["user_id"]
+    secrets = [key]
+    secrets += console_secrets(stack, user_id)
+    secrets += webhook_secrets(stack, key, page_id)
+    secrets += integration_secrets(stack, key, page_id)
+    source_key, importer_output = import_with_source_key(
+        stack, created["organization_id"], page_id, user_id
+    )
+    secrets.append(source_key)
+
+    def logged_the_last_request() -> bool:
+        return '"function":"get_page"' in stack.logged()
+
+    assert wait_for(logged_the_last_request, timeout=10)
+    logged = stack.logged()
+    for secret in [*CREATED, *secrets]:
+        assert len(secret) >= 8
+        assert secret not in logged, "a secret reached the stack's log"
+        assert secret not in importer_output, "a secret reached the importer's output"
+
+    # The app's lines are JSON: each invocation names its function, page and outcome.
+    lines = [json.loads(line) for line in logged.splitlines() if line.startswith("{")]
+    ended = [line for line in lines if line.get("message") == "invocation"]
+    functions = {line["function"] for line in ended}
+    assert {"get_webhook_secret", "fan_out_notifications", "deliver_notifications"} <= functions
+    read = next(line for line in ended if line["function"] == "get_webhook_secret")
+    assert (read["page_id"], read["status"]) == (page_id, 200)
+    assert read["request_id"] and read["duration_ms"] >= 0

@@ -119,7 +119,7 @@ def test_each_channel_alarms_on_its_share_of_failed_deliveries(resources):
 def test_the_deliver_step_emits_the_counts_the_share_alarms_read(capsys):
     delivery_metrics.record([("email", True), ("email", False), ("slack", True), ("sms", True)])
 
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     by_channel = {line["Channel"]: line for line in lines}
     assert set(by_channel) == {"email", "chat", "sms"}
     assert by_channel["email"][delivery_metrics.SENT] == 1

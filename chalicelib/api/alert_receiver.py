@@ -1,0 +1,130 @@
+"""Where monitoring posts its alerts (issue 34, items 1, 6, 9): no API key, the integration's
+token in the path (`/v1/integrations/{token}/alerts`) or, for monitoring that sends one, in an
+`Authorization: Bearer <token>` header to `/v1/integrations/alerts`.
+
+The answers, which Alertmanager and Grafana act on: 200 applied (or declined by the rules,
+with why), 202 when no alert named a component of the page (retrying would not help), 400 for
+a payload that is not the integration's kind (with what is wrong; recorded in the audit), 404
+for an unknown or rotated token, 413 for a body over `MAX_PAYLOAD_BYTES`, 429 over the
+integration's own rate limit.
+"""
+
+from __future__ import annotations
+
+import json
+
+from chalice import Blueprint
+
+from chalicelib import schemas
+from chalicelib.domain import errors as domain_errors
+from chalicelib.domain import incidents, integrations, turns
+from chalicelib.domain.alert_payloads import MalformedPayload
+from chalicelib.domain.integrations import Receipt
+from chalicelib.http import auth, errors, ratelimit
+from chalicelib.http.routing import ApiRequest, Reply, Router, Style
+from chalicelib.store.integrations import Integration
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "integrations")
+# Alertmanager's groups of a few hundred alerts are well under this.
+MAX_PAYLOAD_BYTES = 256 * 1024
+RESOLVED_BODY = "Resolved: every alert behind this incident has resolved."
+
+
+def _payload(integration: Integration, raw: bytes | None):
+    raw = raw or b""
+    if len(raw) > MAX_PAYLOAD_BYTES:
+        raise errors.too_large(MAX_PAYLOAD_BYTES)
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        problem = "is not JSON"
+        integrations.refuse(integration, problem)
+        raise _malformed(problem) from None
+
+
+def _malformed(problem: str) -> errors.ApiError:
+    return errors.ApiError(400, errors.BAD_REQUEST, {"payload": [problem]})
+
+
+def _receive(request: ApiRequest, token: str):
+    # Posts with one token take turns: two at once must not both open an incident.
+    with turns.taken(token):
+        integration = integrations.integration_for_token(token)
+        ratelimit.check(f"integration#{integration.id}", int(integration.rate_limit_per_minute))
+        payload = _payload(integration, request.raw_body)
+        try:
+            receipt = integrations.receive(integration, payload)
+        except MalformedPayload as refusal:
+            raise _malformed(refusal.problem) from None
+        _follow_incident(integration, receipt)
+    answer = schemas.AlertReceiptOut(
+        components=[
+            schemas.AlertReceiptComponentOut(
+                component_id=component_id,
+                status=outcome.status,
+                changed=outcome.changed,
+                reason=outcome.reason,
+            )
+            for component_id, outcome in receipt.outcomes.items()
+        ],
+        unmatched=len(receipt.unmatched),
+    )
+    return answer if receipt.matched else Reply(answer, 202)
+
+
+def _follow_incident(integration: Integration, receipt: Receipt) -> None:
+    """Item 6: open an incident from the integration's template when automation takes a
+    component to major_outage; once every alert has resolved, resolve it if the integration
+    says so (and forget it either way: the next outage opens a new one)."""
+    page_id, open_id = integration.page_id, integration.open_incident_id
+    if integration.incident_template_id and receipt.broke and not open_id:
+        fields = schemas.IncidentFields(
+            template_id=integration.incident_template_id, component_ids=receipt.broke
+        )
+        incident = incidents.create_incident(page_id, fields)
+        integrations.remember_incident(page_id, integration.id, incident.record.id)
+    elif open_id and receipt.all_clear:
+        if integration.resolve_incident and _still_open(page_id, open_id):
+            resolving = schemas.IncidentFields(status="resolved", body=RESOLVED_BODY)
+            incidents.update_incident(page_id, open_id, resolving)
+        integrations.remember_incident(page_id, integration.id, None)
+
+
+def _still_open(page_id: str, incident_id: str) -> bool:
+    try:
+        return incidents.is_open(incidents.get_record(page_id, incident_id, consistent=True))
+    except domain_errors.NotFound:  # deleted meanwhile
+        return False
+
+
+# Beyond these, 202 (nothing matched) with the success body: the document's table of answers
+# (chalicelib/schemas/openapi.py) names only the errors an operation adds.
+ANSWERS = (400, 404, 413, 429)
+
+
+@router.route(
+    integrations.RECEIVER_PATH,
+    ["POST"],
+    summary="Post alerts (Alertmanager v4, Grafana or generic, as the integration's kind); "
+    "202 when no alert names a component of the page",
+    response="AlertReceiptOut",
+    authenticated=False,
+    style=Style.CURRENT,
+    answers=ANSWERS,
+)
+def receive_alerts(request: ApiRequest):
+    return _receive(request, request.params["token"])
+
+
+@router.route(
+    integrations.BEARER_PATH,
+    ["POST"],
+    summary="Post alerts with the integration's token as `Authorization: Bearer <token>`",
+    response="AlertReceiptOut",
+    authenticated=False,
+    style=Style.CURRENT,
+    answers=ANSWERS,
+)
+def receive_alerts_with_bearer(request: ApiRequest):
+    return _receive(request, auth.presented_key(request.headers, {}) or "")

@@ -1,0 +1,106 @@
+"""Built-in checks of a component (issue 34, item 7): managed by `page_configuration` only,
+since a check's URL may name an internal service or carry a token."""
+
+from __future__ import annotations
+
+from chalice import Blueprint
+
+from chalicelib import clock, schemas
+from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.domain import checks
+from chalicelib.http.routing import ApiRequest, Router
+from chalicelib.store.checks import Check
+
+blueprint = Blueprint(__name__)
+router = Router(blueprint, "checks")
+CHECKS = "/v1/pages/{page_id}/components/{component_id}/checks"
+CHECK = CHECKS + "/{check_id}"
+
+
+def check_out(check: Check) -> schemas.CheckOut:
+    last = None
+    if check.last_run_at is not None:
+        last = schemas.CheckResultOut(
+            at=clock.iso(check.last_run_at),
+            ok=bool(check.last_ok),
+            status_code=None if check.last_status_code is None else int(check.last_status_code),
+            response_time_ms=check.last_response_ms,
+            error=check.last_error,
+        )
+    return schemas.CheckOut(
+        id=check.id,
+        page_id=check.page_id,
+        component_id=check.component_id,
+        url=check.url,
+        method=check.method,
+        expected_status_codes=checks.shown_status_codes(check.expected_status_codes),
+        expected_body=check.expected_body,
+        timeout_seconds=int(check.timeout_seconds),
+        interval_seconds=int(check.interval_seconds),
+        failure_thresholds={status: int(n) for status, n in check.failure_thresholds.items()},
+        metric_id=check.metric_id,
+        consecutive_failures=int(check.consecutive_failures or 0),
+        verdict=check.verdict,
+        last_result=last,
+        next_run_at=clock.iso(check.due_at),
+        created_at=clock.iso(check.created_at),
+        updated_at=clock.iso(check.updated_at),
+    )
+
+
+def _fields(parsed) -> checks.CheckFields:
+    """The body's fields as the rules take them: a field left out stays as it is; an
+    `expected_body` sent as null clears it."""
+    given = parsed.model_dump(exclude_unset=True)
+    if "expected_body" in given and given["expected_body"] is None:
+        given["expected_body"] = ""
+    return checks.CheckFields(**given)
+
+
+@router.route(CHECKS, ["GET"], summary="List a component's checks", response="CheckOut", many=True)
+def list_checks(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    found = checks.component_checks(page.id, request.params["component_id"])
+    return [check_out(check) for check in found]
+
+
+@router.route(
+    CHECKS,
+    ["POST"],
+    summary="Create a check of a component (and the custom metric of its response times)",
+    body="CheckCreate",
+    response="CheckOut",
+    status=201,
+)
+def create_check(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    fields = _fields(request.parse().check)
+    return check_out(checks.create_check(page.id, request.params["component_id"], fields))
+
+
+@router.route(CHECK, ["GET"], summary="Get a check", response="CheckOut")
+def get_check(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    params = request.params
+    return check_out(checks.get_check(page.id, params["component_id"], params["check_id"]))
+
+
+@router.route(
+    CHECK, ["PATCH", "PUT"], summary="Update a check", body="CheckUpdate", response="CheckOut"
+)
+def update_check(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    params = request.params
+    fields = _fields(request.parse().check)
+    return check_out(
+        checks.update_check(page.id, params["component_id"], params["check_id"], fields)
+    )
+
+
+@router.route(
+    CHECK, ["DELETE"], summary="Delete a check and its response-time metric", response="CheckOut"
+)
+def delete_check(request: ApiRequest):
+    page = request.page(PAGE_CONFIGURATION)
+    params = request.params
+    return check_out(checks.delete_check(page.id, params["component_id"], params["check_id"]))

@@ -1,0 +1,2 @@
+"""What the functions tell an operator: structured log lines (`logs`) and CloudWatch metrics
+(`metrics`), both with AWS Lambda Powertools."""

@@ -1,0 +1,127 @@
+"""Integrations (alert webhooks), the alerts firing through them, what automation waits to
+apply, and the audit of what automation did.
+
+An integration's token is kept only as a hash, in `IntegrationToken` keyed by that hash: a post
+finds its integration with one strongly consistent GetItem, so a rotated token stops working at
+once (an index would answer the old hash a little longer).
+"""
+
+from pynamodb.attributes import (
+    BooleanAttribute,
+    JSONAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+    UTCDateTimeAttribute,
+    VersionAttribute,
+)
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.models import Model
+
+from chalicelib.store.base import table_meta
+
+DUE = "due"
+
+
+class Integration(Model):
+    """hash `page_id`, range `id`.
+
+    `rules` are `[{"match": {label: value}, "component_id": id}]`, tried in order before the
+    default labels; `severities` maps a `severity` label to a component status, over the
+    default mapping. `open_incident_id` is the incident this integration opened and has not
+    resolved yet."""
+
+    Meta = table_meta("integrations")
+    page_id = UnicodeAttribute(hash_key=True)
+    id = UnicodeAttribute(range_key=True)
+    kind = UnicodeAttribute()
+    name = UnicodeAttribute(default="")
+    token_hash = UnicodeAttribute()
+    rules = JSONAttribute(default=list)
+    severities = JSONAttribute(default=dict)
+    hold_minutes = NumberAttribute(default=60)
+    min_firing_seconds = NumberAttribute(default=0)
+    rate_limit_per_minute = NumberAttribute(default=120)
+    incident_template_id = UnicodeAttribute(null=True)
+    resolve_incident = BooleanAttribute(default=False)
+    open_incident_id = UnicodeAttribute(null=True)
+    created_at = UTCDateTimeAttribute()
+    updated_at = UTCDateTimeAttribute()
+    version = VersionAttribute()
+
+
+class IntegrationToken(Model):
+    """hash `token_hash` (SHA-256 of the token in an integration's URL): its integration."""
+
+    Meta = table_meta("integration-tokens")
+    token_hash = UnicodeAttribute(hash_key=True)
+    page_id = UnicodeAttribute()
+    integration_id = UnicodeAttribute()
+
+
+class FiringAlerts(Model):
+    """hash `integration_id`, range `component_id`: the alerts firing on one component through
+    one integration, `{fingerprint: {"status": wanted status, "since": ISO time}}`; the item
+    goes when the last one resolves."""
+
+    Meta = table_meta("firing-alerts")
+    integration_id = UnicodeAttribute(hash_key=True)
+    component_id = UnicodeAttribute(range_key=True)
+    page_id = UnicodeAttribute()
+    alerts = JSONAttribute(default=dict)
+    version = VersionAttribute()
+
+
+class DueAutomation(GlobalSecondaryIndex):
+    """Sparse: only waits that a later tick must look at again carry `due`."""
+
+    class Meta:
+        index_name = "due-by-time"
+        projection = AllProjection()
+
+    due = UnicodeAttribute(hash_key=True)
+    due_at = UTCDateTimeAttribute(range_key=True)
+
+
+class PendingStatus(Model):
+    """hash `page_id`, range `key` (`<component id>#<source kind>#<source id>`): a status an
+    automation wants for a component but has not applied yet (it has not been wanted for
+    `min_firing_seconds`, or people hold the component), so the every-minute tick tries it
+    again at `due_at`."""
+
+    Meta = table_meta("pending-statuses")
+    page_id = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    component_id = UnicodeAttribute()
+    source_kind = UnicodeAttribute()
+    source_id = UnicodeAttribute()
+    status = UnicodeAttribute()
+    detail = UnicodeAttribute(default="")
+    wanted_since = UTCDateTimeAttribute()
+    hold_minutes = NumberAttribute(default=60)
+    min_firing_seconds = NumberAttribute(default=0)
+    own_incident_id = UnicodeAttribute(null=True)
+    reason = UnicodeAttribute(default="")
+    due = UnicodeAttribute(null=True)
+    due_at = UTCDateTimeAttribute(null=True)
+    due_index = DueAutomation()
+
+
+class AutomationEvent(Model):
+    """hash `page_id`, range `key` (`<ISO time>#<id>`, so a Query reads the newest first):
+    one thing automation did or declined to do, and why."""
+
+    Meta = table_meta("automation-events")
+    page_id = UnicodeAttribute(hash_key=True)
+    key = UnicodeAttribute(range_key=True)
+    id = UnicodeAttribute()
+    source_kind = UnicodeAttribute()
+    source_id = UnicodeAttribute()
+    detail = UnicodeAttribute(default="")
+    component_id = UnicodeAttribute(null=True)
+    old_status = UnicodeAttribute(null=True)
+    new_status = UnicodeAttribute(null=True)
+    changed = BooleanAttribute(default=False)
+    reason = UnicodeAttribute()
+    created_at = UTCDateTimeAttribute()
+    expires_at = TTLAttribute()

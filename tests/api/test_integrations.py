@@ -1,0 +1,569 @@
+"""Alert integrations (issue 34): monitoring posts Alertmanager's, Grafana's or a generic
+payload to an integration's URL, and the page's components follow, within the rules that keep
+people in charge."""
+
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
+
+import pytest
+
+from chalicelib import clock
+from chalicelib.domain import automation
+from tests.alert_payloads import (
+    ALERTMANAGER_FIRING,
+    ALERTMANAGER_INSTANCE,
+    ALERTMANAGER_RESOLVED,
+    GRAFANA_FIRING,
+    GRAFANA_RESOLVED,
+    with_labels,
+)
+from tests.webhook_sink import WebhookSink
+
+pytestmark = pytest.mark.usefixtures("quick_retries")
+
+
+def make_component(world, name="API", **fields):
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/components", {"component": {"name": name, **fields}}
+    )
+    assert answer.status == 201, answer.text
+    return answer.json["id"]
+
+
+def make_integration(world, kind="generic", **fields):
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/integrations", {"integration": {"kind": kind, **fields}}
+    )
+    assert answer.status == 201, answer.text
+    return answer.json
+
+
+def post_alerts(world, url, payload, headers=None):
+    """A post as monitoring makes it: to the URL alone, with no API key."""
+    return world.api.as_key(None).post(urlsplit(url).path, payload, headers=headers)
+
+
+def status_of(world, component_id):
+    return world.api.get(f"/v1/pages/{world.page_id}/components/{component_id}").json["status"]
+
+
+def set_status(world, component_id, status):
+    answer = world.api.patch(
+        f"/v1/pages/{world.page_id}/components/{component_id}",
+        {"component": {"status": status}},
+    )
+    assert answer.status == 200, answer.text
+
+
+def audit(world):
+    answer = world.api.get(f"/v1/pages/{world.page_id}/automation_events")
+    assert answer.status == 200, answer.text
+    return answer.json
+
+
+def later(minutes=0, seconds=0):
+    """The service's clock moved on from now (released by `freeze_clock` after the test)."""
+    moment = datetime.now(UTC) + timedelta(minutes=minutes, seconds=seconds)
+    clock.freeze(moment)
+    return moment
+
+
+def webhook_subscriber(world, url):
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/subscribers",
+        {"subscriber": {"endpoint": url, "email": "ops@example.com"}},
+    )
+    assert answer.status == 201, answer.text
+
+
+def component_updates(sink):
+    return [
+        (d["json"]["component_update"]["component_id"], d["json"]["component_update"]["new_status"])
+        for d in sink.received
+        if "component_update" in d["json"]
+    ]
+
+
+# --- Item 1: managing integrations -------------------------------------------------------
+
+
+def test_creating_an_integration_answers_a_url_that_carries_an_unguessable_token(world):
+    first = make_integration(world, "alertmanager", name="Prometheus")
+    second = make_integration(world, "grafana")
+    for made in (first, second):
+        assert made["url"].startswith("http://127.0.0.1:8000/v1/integrations/")
+        assert made["url"].endswith("/alerts")
+    tokens = [urlsplit(made["url"]).path.split("/")[3] for made in (first, second)]
+    assert tokens[0] != tokens[1] and all(len(token) >= 40 for token in tokens)
+    assert first["kind"] == "alertmanager" and first["name"] == "Prometheus"
+    assert (first["hold_minutes"], first["min_firing_seconds"]) == (60, 0)
+
+    # Only a hash of the token is kept: reading an integration cannot show it again.
+    path = f"/v1/pages/{world.page_id}/integrations/{first['id']}"
+    shown = world.api.get(path).json
+    assert shown["url"] is None and tokens[0] not in world.api.get(path).text
+    listed = world.api.get(f"/v1/pages/{world.page_id}/integrations").json
+    assert {one["id"] for one in listed} == {first["id"], second["id"]}
+
+
+def test_integrations_are_updated_and_deleted_through_the_api(world):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager")
+    path = f"/v1/pages/{world.page_id}/integrations/{made['id']}"
+    changed = world.api.patch(
+        path,
+        {
+            "integration": {
+                "hold_minutes": 5,
+                "severities": {"P1": "major_outage"},
+                "rules": [{"match": {"service": "api"}, "component_id": component_id}],
+            }
+        },
+    )
+    assert changed.status == 200, changed.text
+    assert changed.json["hold_minutes"] == 5
+    assert changed.json["severities"] == {"p1": "major_outage"}
+    assert changed.json["rules"] == [{"match": {"service": "api"}, "component_id": component_id}]
+    assert world.api.delete(path).status == 200
+    assert world.api.get(path).status == 404
+    assert post_alerts(world, made["url"], ALERTMANAGER_FIRING).status == 404
+
+
+def test_integration_settings_that_name_what_is_not_the_pages_are_422(world):
+    path = f"/v1/pages/{world.page_id}/integrations"
+    for body, field in (
+        ({}, "kind"),
+        ({"kind": "nagios"}, "kind"),
+        ({"kind": "generic", "rules": [{"match": {"a": "b"}, "component_id": "nosuch"}]}, "rules"),
+        ({"kind": "generic", "severities": {"p1": "operational"}}, "severities.p1"),
+        ({"kind": "generic", "incident_template_id": "nosuch"}, "incident_template_id"),
+        ({"kind": "generic", "hold_minutes": -1}, "hold_minutes"),
+    ):
+        answer = world.api.post(path, {"integration": body})
+        assert answer.status == 422, (body, answer.text)
+        assert field in answer.json["errors"], (body, answer.json)
+
+
+def test_only_page_configuration_manages_integrations(world):
+    from chalicelib.domain import organizations
+
+    made = make_integration(world)
+    member = organizations.create_user(world.organization_id, "incidents@example.com")
+    organizations.set_page_roles(
+        member, {world.page_id: {"incident_manager": True, "page_configuration": False}}
+    )
+    member_api = world.api.as_key(organizations.create_api_key(member))
+    path = f"/v1/pages/{world.page_id}/integrations"
+    assert member_api.get(path).status == 403
+    assert member_api.post(path, {"integration": {"kind": "generic"}}).status == 403
+    assert member_api.patch(f"{path}/{made['id']}", {"integration": {"name": "x"}}).status == 403
+    assert member_api.post(f"{path}/{made['id']}/rotate_token").status == 403
+    assert member_api.delete(f"{path}/{made['id']}").status == 403
+
+
+def test_another_organizations_integrations_do_not_exist_for_a_caller(world, make_world):
+    theirs = make_world("Theirs")
+    made = make_integration(theirs)
+    path = f"/v1/pages/{theirs.page_id}/integrations/{made['id']}"
+    assert world.api.get(path).status == 404
+    assert world.api.delete(path).status == 404
+
+
+def test_the_openapi_document_lists_the_integration_routes_and_bodies(world):
+    document = world.api.get("/v1/openapi.json").json
+    assert "post" in document["paths"]["/v1/pages/{page_id}/integrations"]
+    assert "patch" in document["paths"]["/v1/pages/{page_id}/integrations/{integration_id}"]
+    assert "/v1/pages/{page_id}/automation_events" in document["paths"]
+    assert "/v1/integrations/{token}/alerts" in document["paths"]
+    for schema in ("IntegrationCreate", "IntegrationUpdate", "IntegrationOut"):
+        assert schema in document["components"]["schemas"], schema
+
+
+# --- Items 2 and 3: which component, which status -----------------------------------------
+
+
+def test_alertmanagers_documented_payload_fires_then_resolves(world):
+    component_id = make_component(world, "Website")
+    made = make_integration(
+        world,
+        "alertmanager",
+        rules=[{"match": {"instance": ALERTMANAGER_INSTANCE}, "component_id": component_id}],
+    )
+
+    fired = post_alerts(world, made["url"], ALERTMANAGER_FIRING)
+    assert fired.status == 200, fired.text
+    assert fired.json["components"] == [
+        {
+            "component_id": component_id,
+            "status": "major_outage",  # severity: critical
+            "changed": True,
+            "reason": "set to major_outage",
+        }
+    ]
+    assert status_of(world, component_id) == "major_outage"
+
+    assert post_alerts(world, made["url"], ALERTMANAGER_RESOLVED).status == 200
+    assert status_of(world, component_id) == "operational"
+    newest, oldest = audit(world)[:2]
+    assert (oldest["old_status"], oldest["new_status"], oldest["changed"]) == (
+        "operational",
+        "major_outage",
+        True,
+    )
+    assert oldest["detail"] == "1a30ba71cca2921f firing"
+    assert (newest["source_kind"], newest["source_id"]) == ("alertmanager", made["id"])
+    assert newest["detail"] == "1a30ba71cca2921f resolved"
+    assert (newest["new_status"], newest["changed"]) == ("operational", True)
+
+
+def test_grafanas_documented_payload_fires_then_resolves_per_zone(world):
+    us = make_component(world, "US")
+    eu = make_component(world, "EU")
+    made = make_integration(
+        world,
+        "grafana",
+        rules=[
+            {"match": {"zone": "us-1"}, "component_id": us},
+            {"match": {"zone": "eu-1"}, "component_id": eu},
+        ],
+    )
+    assert post_alerts(world, made["url"], GRAFANA_FIRING).status == 200
+    # No severity label: degraded performance.
+    assert (status_of(world, us), status_of(world, eu)) == (
+        "degraded_performance",
+        "degraded_performance",
+    )
+    assert post_alerts(world, made["url"], GRAFANA_RESOLVED).status == 200
+    assert (status_of(world, us), status_of(world, eu)) == ("operational", "operational")
+
+
+def test_the_component_label_names_a_component_by_id_or_by_name(world):
+    by_name = make_component(world, "Checkout API")
+    by_id = make_component(world, "Search")
+    made = make_integration(world, "alertmanager")
+    post_alerts(world, made["url"], with_labels(ALERTMANAGER_FIRING, component="checkout api"))
+    assert status_of(world, by_name) == "major_outage"
+    payload = with_labels(ALERTMANAGER_FIRING, component_id=by_id, severity="error")
+    payload["alerts"][0]["fingerprint"] = "another"
+    post_alerts(world, made["url"], payload)
+    assert status_of(world, by_id) == "partial_outage"
+
+
+@pytest.mark.parametrize(
+    "severity, status",
+    [
+        ("critical", "major_outage"),
+        ("page", "major_outage"),
+        ("error", "partial_outage"),
+        ("major", "partial_outage"),
+        ("warning", "degraded_performance"),
+        ("minor", "degraded_performance"),
+        ("info", "degraded_performance"),
+    ],
+)
+def test_the_severity_label_sets_the_status(world, severity, status):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager")
+    payload = with_labels(ALERTMANAGER_FIRING, component=component_id, severity=severity)
+    post_alerts(world, made["url"], payload)
+    assert status_of(world, component_id) == status
+
+
+def test_an_integrations_own_severities_come_before_the_defaults(world):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager", severities={"critical": "partial_outage"})
+    post_alerts(world, made["url"], with_labels(ALERTMANAGER_FIRING, component=component_id))
+    assert status_of(world, component_id) == "partial_outage"
+
+
+def test_the_worst_firing_alert_wins_until_the_last_one_resolves(world):
+    component_id = make_component(world)
+    made = make_integration(world, "grafana")
+    warning = with_labels(GRAFANA_FIRING, component=component_id)
+    warning["alerts"] = warning["alerts"][:1]
+    critical = with_labels(GRAFANA_FIRING, component=component_id, severity="critical")
+    critical["alerts"] = critical["alerts"][1:]
+
+    post_alerts(world, made["url"], warning)
+    assert status_of(world, component_id) == "degraded_performance"
+    post_alerts(world, made["url"], critical)  # another post: the firing alerts are kept
+    assert status_of(world, component_id) == "major_outage"
+    post_alerts(world, made["url"], warning)  # still firing, and not the worst
+    assert status_of(world, component_id) == "major_outage"
+
+    critical_resolved = {**critical, "alerts": [{**critical["alerts"][0], "status": "resolved"}]}
+    post_alerts(world, made["url"], critical_resolved)
+    assert status_of(world, component_id) == "degraded_performance"
+    warning_resolved = {**warning, "alerts": [{**warning["alerts"][0], "status": "resolved"}]}
+    post_alerts(world, made["url"], warning_resolved)
+    assert status_of(world, component_id) == "operational"
+
+
+def test_a_generic_post_names_a_component_and_a_status_one_object_or_a_list(world):
+    api = make_component(world, "API")
+    web = make_component(world, "Web")
+    made = make_integration(world, "generic")
+    answer = post_alerts(world, made["url"], {"component_id": api, "status": "partial_outage"})
+    assert answer.status == 200, answer.text
+    assert status_of(world, api) == "partial_outage"
+    answer = post_alerts(
+        world,
+        made["url"],
+        [
+            {"component_id": api, "status": "operational"},
+            {"component": "web", "status": "major_outage"},
+        ],
+    )
+    assert answer.status == 200, answer.text
+    assert (status_of(world, api), status_of(world, web)) == ("operational", "major_outage")
+
+
+# --- Item 4: people come first --------------------------------------------------------------
+
+
+def test_a_status_set_by_hand_holds_for_hold_minutes(world, freeze_clock):
+    component_id = make_component(world)
+    set_status(world, component_id, "operational")
+    set_status(world, component_id, "degraded_performance")  # a person's call
+    made = make_integration(world, "alertmanager", hold_minutes=30)
+    payload = with_labels(ALERTMANAGER_FIRING, component=component_id)
+
+    answer = post_alerts(world, made["url"], payload)
+    assert answer.status == 200
+    (outcome,) = answer.json["components"]
+    assert outcome["changed"] is False and outcome["reason"].startswith("set by hand at ")
+    assert status_of(world, component_id) == "degraded_performance"
+    assert audit(world)[0]["reason"] == outcome["reason"]
+
+    # Once the hold is over, the alert still firing takes the component at the next tick.
+    later(minutes=31)
+    automation.settle_due()
+    assert status_of(world, component_id) == "major_outage"
+
+
+def test_an_open_incident_holds_its_components(world):
+    component_id = make_component(world)
+    world.api.post(
+        f"/v1/pages/{world.page_id}/incidents",
+        {"incident": {"name": "We are on it", "component_ids": [component_id]}},
+    )
+    made = make_integration(world, "alertmanager", hold_minutes=0)
+    answer = post_alerts(
+        world, made["url"], with_labels(ALERTMANAGER_FIRING, component=component_id)
+    )
+    assert answer.json["components"][0]["reason"] == "held by an open incident"
+    assert status_of(world, component_id) == "operational"
+
+
+def test_under_maintenance_stays_under_maintenance(world):
+    component_id = make_component(world)
+    set_status(world, component_id, "under_maintenance")
+    made = make_integration(world, "alertmanager", hold_minutes=0)
+    answer = post_alerts(
+        world, made["url"], with_labels(ALERTMANAGER_FIRING, component=component_id)
+    )
+    assert answer.json["components"][0]["reason"] == "under maintenance"
+    assert status_of(world, component_id) == "under_maintenance"
+
+
+def test_a_component_set_by_automation_is_not_held_against_automation(world):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager")
+    payload = with_labels(ALERTMANAGER_FIRING, component=component_id)
+    post_alerts(world, made["url"], payload)
+    post_alerts(world, made["url"], with_labels(ALERTMANAGER_RESOLVED, component=component_id))
+    assert status_of(world, component_id) == "operational"
+
+
+# --- Item 5: no flapping, and notifications as for a manual change --------------------------
+
+
+def test_an_automation_change_notifies_subscribers_as_a_manual_change_does(world, drain):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager")
+    with WebhookSink() as sink:
+        webhook_subscriber(world, sink.url)
+        drain()
+        post_alerts(world, made["url"], with_labels(ALERTMANAGER_FIRING, component=component_id))
+        post_alerts(world, made["url"], with_labels(ALERTMANAGER_RESOLVED, component=component_id))
+        drain()
+    assert component_updates(sink) == [
+        (component_id, "major_outage"),
+        (component_id, "operational"),
+    ]
+
+
+def test_a_change_and_its_undo_within_min_firing_seconds_notify_nobody(world, drain, freeze_clock):
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager", min_firing_seconds=120)
+    firing = with_labels(ALERTMANAGER_FIRING, component=component_id)
+    with WebhookSink() as sink:
+        webhook_subscriber(world, sink.url)
+        drain()
+        answer = post_alerts(world, made["url"], firing)
+        assert answer.json["components"][0]["changed"] is False
+        assert "min_firing_seconds" in answer.json["components"][0]["reason"]
+        later(seconds=60)
+        post_alerts(world, made["url"], with_labels(ALERTMANAGER_RESOLVED, component=component_id))
+        later(seconds=200)
+        automation.settle_due()  # nothing left waiting: nothing moves
+        drain()
+        assert status_of(world, component_id) == "operational"
+        assert component_updates(sink) == []
+
+        # An alert that keeps firing for min_firing_seconds lands, with its notification,
+        # without being posted again.
+        post_alerts(world, made["url"], firing)
+        later(seconds=200 + 121)
+        automation.settle_due()
+        drain()
+    assert status_of(world, component_id) == "major_outage"
+    assert component_updates(sink) == [(component_id, "major_outage")]
+
+
+# --- Item 6: an optional incident -----------------------------------------------------------
+
+
+def test_a_major_outage_opens_an_incident_from_the_template_and_recovery_resolves_it(world):
+    component_id = make_component(world, "Website")
+    template = world.api.post(
+        f"/v1/pages/{world.page_id}/incident_templates",
+        {"template": {"name": "Outage", "title": "Website down", "body": "Looking into it"}},
+    )
+    assert template.status == 201, template.text
+    made = make_integration(
+        world,
+        "alertmanager",
+        incident_template_id=template.json["id"],
+        resolve_incident=True,
+        rules=[{"match": {"instance": ALERTMANAGER_INSTANCE}, "component_id": component_id}],
+    )
+    post_alerts(world, made["url"], ALERTMANAGER_FIRING)
+    (incident,) = world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json
+    assert incident["name"] == "Website down"
+    assert [c["id"] for c in incident["components"]] == [component_id]
+    post_alerts(world, made["url"], ALERTMANAGER_FIRING)  # again: no second incident
+    assert len(world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json) == 1
+
+    post_alerts(world, made["url"], ALERTMANAGER_RESOLVED)
+    assert status_of(world, component_id) == "operational"
+    resolved = world.api.get(f"/v1/pages/{world.page_id}/incidents/{incident['id']}").json
+    assert resolved["status"] == "resolved"
+    assert world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json == []
+
+
+# --- Item 9 and the token: bad input --------------------------------------------------------
+
+
+def test_a_rotated_token_stops_working_and_the_new_one_works(world):
+    component_id = make_component(world)
+    made = make_integration(world)
+    rotated = world.api.post(f"/v1/pages/{world.page_id}/integrations/{made['id']}/rotate_token")
+    assert rotated.status == 200 and rotated.json["url"] != made["url"]
+    body = {"component_id": component_id, "status": "major_outage"}
+    assert post_alerts(world, made["url"], body).status == 404
+    assert post_alerts(world, rotated.json["url"], body).status == 200
+
+
+def test_a_bearer_header_carries_the_token_as_well(world):
+    component_id = make_component(world)
+    made = make_integration(world)
+    token = urlsplit(made["url"]).path.split("/")[3]
+    body = {"component_id": component_id, "status": "partial_outage"}
+    path = "http://127.0.0.1:8000/v1/integrations/alerts"
+    assert post_alerts(world, path, body, {"Authorization": f"Bearer {token}"}).status == 200
+    assert status_of(world, component_id) == "partial_outage"
+    assert post_alerts(world, path, body, {"Authorization": "Bearer wrong"}).status == 404
+    assert post_alerts(world, path, body).status == 404
+
+
+def test_an_unknown_token_is_404(world):
+    made = make_integration(world)
+    wrong = made["url"].replace("/alerts", "x/alerts")
+    answer = post_alerts(world, wrong, {"component": "API", "status": "major_outage"})
+    assert answer.status == 404
+    assert answer.json == {"error": "The requested resource could not be found"}
+
+
+@pytest.mark.parametrize(
+    "kind, payload, problem",
+    [
+        ("alertmanager", b"{not json", "is not JSON"),
+        ("alertmanager", {"version": "3", "alerts": []}, 'version` must be "4"'),
+        ("alertmanager", {"version": "4"}, "`alerts` must be an array"),
+        ("grafana", {"alerts": [{"labels": {}}]}, "`alerts[0].status`"),
+        ("grafana", {"alerts": [{"status": "firing", "labels": {"a": 1}}]}, "alerts[0].labels"),
+        ("generic", {"status": "major_outage"}, '"component_id" or "component"'),
+        ("generic", {"component": "API", "status": "down"}, "[0].status"),
+        ("generic", [1], "`[0]` must be an object"),
+    ],
+)
+def test_a_malformed_payload_is_400_saying_what_is_wrong_and_is_audited(
+    world, kind, payload, problem
+):
+    component_id = make_component(world)
+    made = make_integration(world, kind)
+    answer = post_alerts(world, made["url"], payload)
+    assert answer.status == 400, answer.text
+    assert answer.json["error"] == "Bad request"
+    assert problem in answer.json["errors"]["payload"][0]
+    (entry,) = audit(world)
+    assert entry["reason"].startswith("refused: ") and problem in entry["reason"]
+    assert status_of(world, component_id) == "operational"
+
+
+def test_a_payload_that_names_no_component_is_202_and_audited(world):
+    make_component(world, "Website")
+    made = make_integration(world, "alertmanager")
+    answer = post_alerts(world, made["url"], ALERTMANAGER_FIRING)
+    assert answer.status == 202, answer.text
+    assert answer.json == {"components": [], "unmatched": 1}
+    (entry,) = audit(world)
+    assert (entry["reason"], entry["detail"]) == ("no component matched", "1a30ba71cca2921f firing")
+
+
+def test_an_oversized_body_is_413(world):
+    made = make_integration(world, "alertmanager")
+    payload = with_labels(ALERTMANAGER_FIRING, padding="x" * (300 * 1024))
+    assert post_alerts(world, made["url"], payload).status == 413
+
+
+def test_each_integration_has_its_own_rate_limit(world):
+    component_id = make_component(world)
+    limited = make_integration(world, rate_limit_per_minute=2)
+    other = make_integration(world)
+    body = {"component_id": component_id, "status": "degraded_performance"}
+    assert [post_alerts(world, limited["url"], body).status for _ in range(3)] == [200, 200, 429]
+    assert post_alerts(world, other["url"], body).status == 200
+
+
+def test_a_batch_is_applied_whole_or_not_at_all(world):
+    ids = [make_component(world, f"Service {n}") for n in range(17)]
+    made = make_integration(world)
+    too_many = [{"component_id": one, "status": "major_outage"} for one in ids]
+    answer = post_alerts(world, made["url"], too_many)
+    assert answer.status == 400 and "at most 16" in answer.json["errors"]["payload"][0]
+    assert {status_of(world, one) for one in ids} == {"operational"}
+
+    answer = post_alerts(world, made["url"], too_many[:16])
+    assert answer.status == 200
+    assert {status_of(world, one) for one in ids[:16]} == {"major_outage"}
+
+
+# --- Item 8: the audit ----------------------------------------------------------------------
+
+
+def test_the_audit_shows_the_newest_100_events(world):
+    component_id = make_component(world)
+    made = make_integration(world)
+    statuses = ["major_outage", "operational"]
+    for n in range(101):
+        post_alerts(world, made["url"], {"component_id": component_id, "status": statuses[n % 2]})
+    post_alerts(world, made["url"], {"component": "nosuch", "status": "major_outage"})
+    events = audit(world)
+    assert len(events) == 100
+    assert events[0]["reason"] == "no component matched"
+    assert events[1]["reason"] == "set to major_outage"
+    assert [event["created_at"] for event in events] == sorted(
+        (event["created_at"] for event in events), reverse=True
+    )

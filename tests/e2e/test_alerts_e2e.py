@@ -1,0 +1,174 @@
+"""Alert integrations on the real local stack: Alertmanager's and Grafana's documented payloads,
+firing then resolved, posted to an integration's URL; the component, the public summary.json
+and a webhook subscriber follow (issue 34)."""
+
+import time
+
+import pytest
+import requests
+
+from tests.alert_payloads import (
+    ALERTMANAGER_FIRING,
+    ALERTMANAGER_INSTANCE,
+    ALERTMANAGER_RESOLVED,
+    GRAFANA_FIRING,
+    GRAFANA_RESOLVED,
+    with_labels,
+)
+from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.test_third_party_e2e import Page as BootstrappedPage
+from tests.webhook_sink import WebhookSink
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    # A tick a second: the flap rule's waits are settled by the every-minute function.
+    running = LocalStack(tmp_path_factory.mktemp("data"), SCHEDULE_TICK_SECONDS="1").start()
+    yield running
+    running.stop()
+
+
+class Page(BootstrappedPage):
+    """A bootstrapped page of the stack, with its integrations and its public summary."""
+
+    def new_component(self, name: str) -> str:
+        return self.send("POST", "/components", {"component": {"name": name}})["id"]
+
+    def integration(self, kind: str, **fields) -> str:
+        made = self.send("POST", "/integrations", {"integration": {"kind": kind, **fields}})
+        return made["url"]
+
+    def public_statuses(self) -> dict[str, str]:
+        summary = self.stack.get(f"/s/{self.id}/api/v2/summary.json")
+        if summary.status_code != 200:
+            return {}
+        return {component["id"]: component["status"] for component in summary.json()["components"]}
+
+    def subscribe(self, endpoint: str) -> None:
+        self.send(
+            "POST", "/subscribers", {"subscriber": {"endpoint": endpoint, "email": "o@e.com"}}
+        )
+
+
+def post(url: str, payload) -> requests.Response:
+    """As monitoring posts: the integration's URL, JSON, no other credential."""
+    return requests.post(url, json=payload, timeout=30)
+
+
+def shown_publicly(page: Page, wanted: dict[str, str], sent_at: float) -> float:
+    """Seconds from `sent_at` until the public summary.json shows every status of `wanted`."""
+    assert wait_for(lambda: wanted.items() <= page.public_statuses().items()), wanted
+    return time.monotonic() - sent_at
+
+
+def component_updates(sink: WebhookSink) -> list[tuple[str, str]]:
+    return [
+        (
+            hook["json"]["component_update"]["component_id"],
+            hook["json"]["component_update"]["new_status"],
+        )
+        for hook in sink.received
+        if "component_update" in hook["json"]
+    ]
+
+
+def test_alertmanager_firing_then_resolved_moves_the_component_the_public_page_and_subscribers(
+    stack,
+):
+    page = Page(stack)
+    website = page.new_component("Website")
+    url = page.integration(
+        "alertmanager",
+        rules=[{"match": {"instance": ALERTMANAGER_INSTANCE}, "component_id": website}],
+    )
+    with WebhookSink() as sink:
+        page.subscribe(sink.url)
+
+        sent_at = time.monotonic()
+        answer = post(url, ALERTMANAGER_FIRING)
+        assert answer.status_code == 200, answer.text
+        print(f"\nalert answered in {answer.elapsed.total_seconds():.3f} s")
+        seconds = shown_publicly(page, {website: "major_outage"}, sent_at)
+        print(f"alert to public summary.json: {seconds:.2f} s")
+        assert page.status_of(website) == "major_outage"
+        assert wait_for(lambda: component_updates(sink) == [(website, "major_outage")])
+
+        sent_at = time.monotonic()
+        assert post(url, ALERTMANAGER_RESOLVED).status_code == 200
+        seconds = shown_publicly(page, {website: "operational"}, sent_at)
+        print(f"resolved alert to public summary.json: {seconds:.2f} s")
+        assert wait_for(
+            lambda: component_updates(sink) == [(website, "major_outage"), (website, "operational")]
+        )
+    events = page.send("GET", "/automation_events")
+    assert [event["detail"] for event in events[:2]] == [
+        "1a30ba71cca2921f resolved",
+        "1a30ba71cca2921f firing",
+    ]
+
+
+def test_grafana_firing_then_resolved_moves_each_zones_component(stack):
+    page = Page(stack)
+    us, eu = page.new_component("US"), page.new_component("EU")
+    url = page.integration(
+        "grafana",
+        rules=[
+            {"match": {"zone": "us-1"}, "component_id": us},
+            {"match": {"zone": "eu-1"}, "component_id": eu},
+        ],
+    )
+    with WebhookSink() as sink:
+        page.subscribe(sink.url)
+        sent_at = time.monotonic()
+        assert post(url, GRAFANA_FIRING).status_code == 200
+        degraded = {us: "degraded_performance", eu: "degraded_performance"}
+        print(
+            f"\ngrafana alert to public summary.json: {shown_publicly(page, degraded, sent_at):.2f} s"
+        )
+        assert post(url, GRAFANA_RESOLVED).status_code == 200
+        shown_publicly(page, {us: "operational", eu: "operational"}, time.monotonic())
+        assert wait_for(lambda: len(component_updates(sink)) == 4)
+    assert sorted(component_updates(sink)) == sorted(
+        [
+            (us, "degraded_performance"),
+            (eu, "degraded_performance"),
+            (us, "operational"),
+            (eu, "operational"),
+        ]
+    )
+
+
+def test_a_flapping_alert_notifies_nobody_and_a_steady_one_lands_by_itself(stack):
+    page = Page(stack)
+    website = page.new_component("Website")
+    url = page.integration("alertmanager", min_firing_seconds=3)
+    firing = with_labels(ALERTMANAGER_FIRING, component=website)
+    resolved = with_labels(ALERTMANAGER_RESOLVED, component=website)
+    with WebhookSink() as sink:
+        page.subscribe(sink.url)
+        assert post(url, firing).status_code == 200
+        assert post(url, resolved).status_code == 200
+        time.sleep(5)  # past min_firing_seconds, five ticks
+        assert page.status_of(website) == "operational"
+        assert component_updates(sink) == []
+
+        # Firing and left firing: the tick applies it once it has fired for 3 s.
+        assert post(url, firing).status_code == 200
+        assert page.status_of(website) == "operational"
+        assert wait_for(lambda: page.status_of(website) == "major_outage", timeout=20)
+        assert wait_for(lambda: component_updates(sink) == [(website, "major_outage")])
+
+
+def test_bad_posts_get_their_answers_on_the_stack(stack):
+    page = Page(stack)
+    page.new_component("Website")
+    url = page.integration("alertmanager")
+    assert post(url, ALERTMANAGER_FIRING).status_code == 202  # names no component
+    assert post(url, {"version": "4"}).status_code == 400
+    assert post(url.replace("/alerts", "x/alerts"), ALERTMANAGER_FIRING).status_code == 404
+    big = with_labels(ALERTMANAGER_FIRING, padding="x" * (300 * 1024))
+    assert post(url, big).status_code == 413
+    reasons = [event["reason"] for event in page.send("GET", "/automation_events")]
+    assert reasons[0].startswith("refused: ") and reasons[1] == "no component matched"
