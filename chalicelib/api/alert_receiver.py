@@ -98,9 +98,8 @@ def _still_open(page_id: str, incident_id: str) -> bool:
         return False
 
 
-# Beyond these, 202 (nothing matched) with the success body: the document's table of answers
-# (chalicelib/schemas/openapi.py) names only the errors an operation adds.
-ANSWERS = (400, 404, 413, 429)
+# 202: nothing matched (the success body, recorded); Alertmanager retries anything but a 2xx.
+ANSWERS = (202, 400, 404, 413, 429)
 
 
 @router.route(

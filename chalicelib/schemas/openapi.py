@@ -26,6 +26,7 @@ _REF = "#/components/schemas/{model}"
 _HTML = "text/html; charset=utf-8"
 _MESSAGES = {
     200: "Success (the archived style's answer to a create)",
+    202: "Accepted and recorded, but nothing changed: no alert named a component of the page",
     302: "Found: the page's own icon",
     304: "Not modified (`If-None-Match` matched the `ETag`)",
     400: errors.BAD_REQUEST,
@@ -163,6 +164,8 @@ def _responses(operation: Operation, models: _Models, archived: bool) -> dict:
         answer: dict = {"description": _MESSAGES[status]}
         if status >= 400:
             answer["content"] = _error_content(operation)
+        elif status < 300 and "content" in success:
+            answer["content"] = success["content"]  # another success, with the same body
         responses[str(status)] = answer
     return responses
 
