@@ -8,6 +8,8 @@
     python -m chalicelib.admin redrive [--queue deliveries]
     python -m chalicelib.admin import --from-url URL --from-key KEY --page PAGE_ID \
         --organization ORGANIZATION_ID [--into OUR_PAGE_ID] [--rate 1] [--dry-run]
+    python -m chalicelib.admin export --page PAGE_ID --to FILE
+    python -m chalicelib.admin import --from-file FILE --organization ORGANIZATION_ID ...
 
 On the `local` stage (the default) it talks to the running local stack; with `STAGE=prod`
 and AWS credentials, to the deployed tables. `repair-journal` works on the local stack's data
@@ -149,25 +151,47 @@ def _publish_all(args) -> dict:
 
 
 def _import(args) -> dict:
-    from chalicelib.importer import run
+    from chalicelib.importer import from_file, run
     from chalicelib.importer.source import SourceError
 
-    key = args.from_key or os.environ.get("IMPORT_SOURCE_KEY")
-    if not key:
-        raise SystemExit("error: --from-key (or IMPORT_SOURCE_KEY) is required")
-    request = run.Request(
-        from_url=args.from_url,
-        from_key=key,
-        source_page_id=args.page,
-        organization_id=args.organization,
-        into=args.into,
-        rate=args.rate,
-        dry_run=args.dry_run,
-    )
+    if bool(args.from_url) == bool(args.from_file):
+        raise SystemExit("error: one of --from-url and --from-file is required")
+    key, document = "", None
     try:
+        if args.from_file:
+            document = from_file.load(args.from_file)
+        else:
+            key = args.from_key or os.environ.get("IMPORT_SOURCE_KEY")
+            if not key:
+                raise SystemExit("error: --from-key (or IMPORT_SOURCE_KEY) is required")
+            if not args.page:
+                raise SystemExit("error: --page (the source page's id) is required")
+        request = run.Request(
+            from_url=args.from_url or "",
+            from_key=key,
+            source_page_id=document["page"]["id"] if document else args.page,
+            organization_id=args.organization,
+            into=args.into,
+            rate=args.rate,
+            dry_run=args.dry_run,
+            document=document,
+        )
         return run.run(request)
     except (SourceError, run.ImportRefused) as error:
         raise SystemExit(f"error: {error}") from None
+
+
+def _export(args) -> dict:
+    from app import app
+    from chalicelib.importer import export
+
+    try:
+        document = export.document(app, args.page)
+    except export.ExportRefused as error:
+        raise SystemExit(f"error: {error}") from None
+    written = export.write(document, args.to)
+    counts = {kind: len(items) for kind, items in document.items() if isinstance(items, list)}
+    return {"exported": str(written), "page_id": args.page, "counts": counts}
 
 
 def _repair_journal(args) -> dict:
@@ -293,11 +317,12 @@ def parser() -> argparse.ArgumentParser:
     command = commands.add_parser(
         "import", help="bring a page along from a Statuspage-compatible v1 API"
     )
-    command.add_argument("--from-url", required=True, help="the source API's base URL")
+    command.add_argument("--from-url", help="the source API's base URL")
+    command.add_argument("--from-file", help="a document `export` wrote, in place of a source")
     command.add_argument(
         "--from-key", help="the source's API key (or IMPORT_SOURCE_KEY); never printed"
     )
-    command.add_argument("--page", required=True, help="the source page's id")
+    command.add_argument("--page", help="the source page's id (a --from-file names its own)")
     command.add_argument(
         "--organization", required=True, help="our organization the page is imported into"
     )
@@ -305,6 +330,13 @@ def parser() -> argparse.ArgumentParser:
     command.add_argument("--rate", type=float, default=1.0, help="source requests a second")
     command.add_argument("--dry-run", action="store_true", help="count, write nothing")
     command.set_defaults(run=_import)
+
+    command = commands.add_parser(
+        "export", help="a page, everything an import brings, as one JSON document (a backup)"
+    )
+    command.add_argument("--page", required=True)
+    command.add_argument("--to", required=True, help="the file to write (0600)")
+    command.set_defaults(run=_export)
 
     command = commands.add_parser(
         "delete-page", help="a page and its published site (its other items are left)"

@@ -18,12 +18,12 @@ from datetime import UTC, datetime
 from chalicelib import schemas
 from chalicelib.domain import metrics
 from chalicelib.importer.progress import Progress
-from chalicelib.importer.source import Source, SourceMissing
+from chalicelib.importer.source import Reader, SourceMissing
 
 KIND = "metric_data"
 
 
-def read(source: Source, base: str, found_metrics: list[dict], progress: Progress) -> None:
+def read(source: Reader, base: str, found_metrics: list[dict], progress: Progress) -> None:
     """Reads each metric's points into its `data` (None where the source has no read of
     them), and counts them."""
     total = 0
@@ -31,7 +31,7 @@ def read(source: Source, base: str, found_metrics: list[dict], progress: Progres
         path = f"{base}/metrics/{metric['id']}/data"
         try:
             items = source.after(path, "data", "timestamp", schemas.metrics.MAX_POINTS_PER_PAGE)
-            metric["data"] = _points(items)
+            metric["data"] = backfill_points(items)
         except SourceMissing:
             metric["data"] = None
             progress.say(
@@ -43,7 +43,7 @@ def read(source: Source, base: str, found_metrics: list[dict], progress: Progres
     progress.has_read(KIND, total)
 
 
-def _points(items) -> list[tuple[int, float]]:
+def backfill_points(items) -> list[tuple[int, float]]:
     """The points of the backfill window, each at its interval (the last of an interval
     wins, as when they were written), oldest first."""
     kept: dict[int, float] = {}

@@ -24,9 +24,9 @@ from chalicelib.domain import (
     pages,
     subscribers,
 )
-from chalicelib.importer import metric_data
+from chalicelib.importer import from_file, metric_data
 from chalicelib.importer.progress import Progress
-from chalicelib.importer.source import Source, SourceError, SourceMissing
+from chalicelib.importer.source import Reader, Source, SourceError, SourceMissing
 from chalicelib.store.models import Organization, Page
 from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
@@ -51,9 +51,12 @@ class Request:
     into: str | None = None
     rate: float = 1.0
     dry_run: bool = False
+    # An export document (`from_file.load`) read in place of the source at `from_url`.
+    document: dict | None = None
 
 
-def _read(source: Source, page_id: str, progress: Progress) -> dict:
+def read(source: Reader, page_id: str, progress: Progress) -> dict:
+    """Everything an import brings of the source's page `page_id` (an export holds this)."""
     base = f"/pages/{page_id}"
     page = source.get(base)
     if not isinstance(page, dict) or "id" not in page or "name" not in page:
@@ -91,7 +94,7 @@ def _read(source: Source, page_id: str, progress: Progress) -> dict:
     }
 
 
-def _subscribers(source: Source, base: str, progress: Progress) -> list[dict]:
+def _subscribers(source: Reader, base: str, progress: Progress) -> list[dict]:
     """The page's subscribers in every state, those who left too: `state=all` lists the
     others, `/subscribers/unsubscribed` them (kept here unsubscribed, so a later import does
     not add them back). The unsubscribed come first: written first, they free the addresses
@@ -111,7 +114,7 @@ def _subscribers(source: Source, base: str, progress: Progress) -> list[dict]:
 
 
 def _postmortems(
-    source: Source, base: str, incidents: list[dict], progress: Progress
+    source: Reader, base: str, incidents: list[dict], progress: Progress
 ) -> dict[str, dict]:
     """Each incident's postmortem by its own read, draft or published (an incident shows the
     published text only): a request an incident. An incident left out has none, or the
@@ -130,7 +133,7 @@ def _postmortems(
     return found
 
 
-def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]:
+def _custom_metrics(source: Reader, base: str, progress: Progress) -> list[dict]:
     providers = list(source.pages(base + "/metrics_providers"))
     own = {p.get("id") for p in providers if isinstance(p, dict) and p.get("type") == SELF_PROVIDER}
     found = list(source.pages(base + "/metrics"))
@@ -140,7 +143,7 @@ def _custom_metrics(source: Source, base: str, progress: Progress) -> list[dict]
     return custom
 
 
-def _incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
+def _incident_subscribers(source: Reader, base: str, found: dict) -> list[dict]:
     """Subscribers of one incident, open or closed, that the page's list left out: Statuspage
     lists them only under their incident, a request an incident. A source whose page list
     says which incident each subscriber is of (`incident_id`, as this service's does) lists
@@ -158,7 +161,7 @@ def _incident_subscribers(source: Source, base: str, found: dict) -> list[dict]:
     return more
 
 
-def _access_users(source: Source, base: str) -> list[dict]:
+def _access_users(source: Reader, base: str) -> list[dict]:
     """Page access users with the components and metrics granted to them (the user itself
     does not list them: two more lists a user)."""
     users = list(source.pages(base + "/page_access_users"))
@@ -375,8 +378,11 @@ def _write_each(
 def run(request: Request, progress: Progress | None = None) -> dict:
     progress = progress or Progress()
     page = _target(request)
-    source = Source(request.from_url, request.from_key, request.rate)
-    found = _read(source, request.source_page_id, progress)
+    if request.document is not None:
+        found = from_file.found(request.document, progress)
+    else:
+        source = Source(request.from_url, request.from_key, request.rate)
+        found = read(source, request.source_page_id, progress)
     _check_limits(found)
     if request.dry_run:
         known = {incident["id"] for incident in found["incidents"]}

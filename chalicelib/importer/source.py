@@ -33,7 +33,53 @@ class SourceMissing(SourceError):
     an import needs, a plain answer for a read only some sources have."""
 
 
-class Source:
+class Reader:
+    """A reader of a Statuspage-compatible v1 API: `get` one path; the lists read with it."""
+
+    requests = 0
+
+    def get(self, path: str, **query) -> object:
+        """The decoded JSON body of `GET path?query`."""
+        raise NotImplementedError
+
+    def pages(self, path: str, style: str = "page", **query) -> Iterator[dict]:
+        """Every item of a list, a page at a time, in the source's paging `style`:
+        `page` (1-based `page` and `per_page`, also sent as `limit`) or `subscribers`
+        (`limit` and a 0-based `page`)."""
+        number = 0 if style == "subscribers" else 1
+        while True:
+            if style == "subscribers":
+                batch = self.get(path, **query, limit=PAGE_SIZE, page=number)
+            else:
+                batch = self.get(path, **query, page=number, per_page=PAGE_SIZE, limit=PAGE_SIZE)
+            if not isinstance(batch, list):
+                raise SourceError(f"{path}: expected a JSON list, got {type(batch).__name__}")
+            yield from batch
+            if len(batch) < PAGE_SIZE:
+                return
+            number += 1
+
+    def after(self, path: str, wrapper: str, key: str, size: int) -> Iterator[dict]:
+        """Every item of a series read by a cursor (`after` the `key` of the last item read,
+        `limit` a page), each page wrapped in `{wrapper: [...]}`."""
+        cursor = None
+        while True:
+            query = {"limit": size} if cursor is None else {"limit": size, "after": cursor}
+            body = self.get(path, **query)
+            batch = body.get(wrapper) if isinstance(body, dict) else None
+            if not isinstance(batch, list) or any(
+                not isinstance(item, dict) or key not in item for item in batch
+            ):
+                raise SourceError(f"{path}: expected {{{wrapper!r}: [...]}} of items with {key}")
+            yield from batch
+            if len(batch) < size:
+                return
+            cursor = batch[-1][key]
+
+
+class Source(Reader):
+    """The source over HTTP, at its pace."""
+
     def __init__(self, base_url: str, key: str, rate: float = 1.0, timeout: float = 30.0):
         self.base_url = base_url.rstrip("/")
         if not self.base_url.endswith("/v1"):
@@ -75,42 +121,8 @@ class Source:
                     raise SourceError(f"{path}: the source kept answering {answer.status}")
                 time.sleep(_retry_after(answer, attempt))
                 continue
-            return _decoded(path, answer)
+            return decoded(path, answer)
         raise SourceError(f"{path}: no answer")  # not reached: the loop returns or raises
-
-    def pages(self, path: str, style: str = "page", **query) -> Iterator[dict]:
-        """Every item of a list, a page at a time, in the source's paging `style`:
-        `page` (1-based `page` and `per_page`, also sent as `limit`) or `subscribers`
-        (`limit` and a 0-based `page`)."""
-        number = 0 if style == "subscribers" else 1
-        while True:
-            if style == "subscribers":
-                batch = self.get(path, **query, limit=PAGE_SIZE, page=number)
-            else:
-                batch = self.get(path, **query, page=number, per_page=PAGE_SIZE, limit=PAGE_SIZE)
-            if not isinstance(batch, list):
-                raise SourceError(f"{path}: expected a JSON list, got {type(batch).__name__}")
-            yield from batch
-            if len(batch) < PAGE_SIZE:
-                return
-            number += 1
-
-    def after(self, path: str, wrapper: str, key: str, size: int) -> Iterator[dict]:
-        """Every item of a series read by a cursor (`after` the `key` of the last item read,
-        `limit` a page), each page wrapped in `{wrapper: [...]}`."""
-        cursor = None
-        while True:
-            query = {"limit": size} if cursor is None else {"limit": size, "after": cursor}
-            body = self.get(path, **query)
-            batch = body.get(wrapper) if isinstance(body, dict) else None
-            if not isinstance(batch, list) or any(
-                not isinstance(item, dict) or key not in item for item in batch
-            ):
-                raise SourceError(f"{path}: expected {{{wrapper!r}: [...]}} of items with {key}")
-            yield from batch
-            if len(batch) < size:
-                return
-            cursor = batch[-1][key]
 
 
 def _retry_after(answer, attempt: int) -> float:
@@ -121,7 +133,9 @@ def _retry_after(answer, attempt: int) -> float:
         return min(2**attempt, LONGEST_WAIT_SECONDS)
 
 
-def _decoded(path: str, answer) -> object:
+def decoded(path: str, answer) -> object:
+    """The JSON body of `answer` (its `status`, `headers` and `data`), or the `SourceError`
+    its status or content says."""
     if answer.status == 401:
         raise SourceError("the source refused the key (401): check --from-key")
     if answer.status == 403:

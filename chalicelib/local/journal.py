@@ -4,7 +4,9 @@ byte on disk stops the start rather than be served or lose what follows it.
 moto keeps its state in memory only. This WSGI middleware sits at the emulator's HTTP boundary
 and appends each successful DynamoDB write, and each SQS send and delete, to a log file before
 the answer leaves: whoever was told "done" (the API, the admin CLI, the pollers) was told so
-after the write reached the file, so a SIGKILL right after the answer loses nothing. At start
+after the write reached the file, so a SIGKILL right after the answer loses nothing; and, under
+`JOURNAL_FSYNC=always` (the default), after it reached the disk, so a power loss loses nothing
+either (`LogSync` in `journal_files.py`: concurrent writes share one fsync). At start
 the last snapshot is loaded, the logs after it replayed, and both compacted into a new snapshot;
 a long-running stack compacts again once the log holds as many records as the snapshot holds
 items (`COMPACT_AFTER` at least). A compaction writes every item under the write lock, so
@@ -36,6 +38,8 @@ from chalicelib.local.journal_files import (
     LOCK_WAIT_SECONDS,
     PRIVATE_FILE,
     SNAPSHOT,
+    FsyncPolicy,
+    LogSync,
     checksum_of,
     claim,
     log_files,
@@ -55,10 +59,12 @@ COMPACT_AFTER = 20_000
 
 
 class Journal:
-    """Wraps moto's WSGI app; `recover()` at start, then every write is logged."""
+    """Wraps moto's WSGI app; `recover()` at start, then every write is logged. The fsync
+    `policy` is `JOURNAL_FSYNC`'s unless given (a bad value raises `JournalRefused`)."""
 
-    def __init__(self, directory: Path, app, region: str):
+    def __init__(self, directory: Path, app, region: str, policy: FsyncPolicy | None = None):
         self.directory = directory
+        self.sync = LogSync(policy or FsyncPolicy.from_environment())
         self.app = app
         self.regions = {region}
         self.lock = threading.Lock()
@@ -90,10 +96,14 @@ class Journal:
                 for message in json.loads(answer).get("Messages", []):
                     self.receipts[message["ReceiptHandle"]] = message["MessageId"]
         else:
+            ticket = 0
             with self.lock:
                 status, headers, answer = self._call(environ)
                 if status.startswith("200"):
-                    self._append(self._records(service, action, region, body, answer))
+                    ticket = self._append(self._records(service, action, region, body, answer))
+            if ticket:
+                # Outside the lock: the writes appended meanwhile share this wait's fsync.
+                self.sync.wait_durable(ticket)
         start_response(status, headers)
         return [answer]
 
@@ -127,14 +137,18 @@ class Journal:
         message_ids = [self.receipts.pop(handle, None) for handle in handles]
         return [{"delete": message_id} for message_id in message_ids if message_id]
 
-    def _append(self, records: list[dict]) -> None:
+    def _append(self, records: list[dict]) -> int:
+        """Log the records; the ticket to wait on for them to be on the disk (0: none)."""
         for record in records:
             _apply_message(self.messages, record)
+        ticket = 0
         if records:
             write_all(self.log, b"".join(seal(record) + b"\n" for record in records))
             self.records += len(records)
+            ticket = self.sync.appended()
         if self.records >= self.compact_after:
             self._compact()
+        return ticket
 
     # Start and compaction.
 
@@ -179,6 +193,7 @@ class Journal:
             ),
         )
         write_all(self.log, seal(header) + b"\n")
+        self.sync.use(self.log, self.directory)
         if old is not None:
             os.close(old)
         self.records = 0

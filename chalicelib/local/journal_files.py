@@ -15,15 +15,22 @@ The bytes after the last newline of the newest log are a write that never finish
 acknowledged: skipped, with a warning. Anything else (a record whose checksum fails, bytes
 that are not JSON, a snapshot that is missing while logs follow it or is not the one the log
 names) raises `JournalDamage`, naming the file and the byte offset (docs/local-data.md).
+
+When a logged write reaches the disk is `JOURNAL_FSYNC`'s choice (`FsyncPolicy`, `LogSync`):
+`always` (the default) fsyncs the log before the write is answered, one fsync for every write
+waiting at that moment (group commit); `interval` answers once the write is in the log file
+and fsyncs every `JOURNAL_FSYNC_SECONDS`, so a power loss (not a crash: the file survives the
+process) loses at most the writes answered in that window.
 """
 
 import fcntl
 import json
 import logging
 import os
+import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -269,11 +276,142 @@ def write_durably(target: Path, data: bytes) -> None:
     finally:
         os.close(descriptor)
     os.replace(temporary, target)
-    directory = os.open(target.parent, os.O_RDONLY)
+    sync_directory(target.parent)
+
+
+def sync_directory(directory: Path) -> None:
+    """Put the directory's entries (a file made or renamed there) on the disk."""
+    descriptor = os.open(directory, os.O_RDONLY)
     try:
-        os.fsync(directory)
+        os.fsync(descriptor)
     finally:
-        os.close(directory)
+        os.close(descriptor)
+
+
+# When a log's writes reach the disk.
+
+ALWAYS = "always"
+INTERVAL = "interval"
+DEFAULT_FSYNC_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class FsyncPolicy:
+    """`JOURNAL_FSYNC` and `JOURNAL_FSYNC_SECONDS` (README, `make run`'s settings)."""
+
+    mode: str = ALWAYS
+    seconds: float = DEFAULT_FSYNC_SECONDS
+
+    @classmethod
+    def from_environment(cls, environment: Mapping[str, str] = os.environ) -> "FsyncPolicy":
+        mode = environment.get("JOURNAL_FSYNC", "").strip().lower() or ALWAYS
+        if mode not in (ALWAYS, INTERVAL):
+            raise JournalRefused(f"JOURNAL_FSYNC={mode!r}: it is {ALWAYS!r} or {INTERVAL!r}")
+        text = environment.get("JOURNAL_FSYNC_SECONDS", "").strip()
+        try:
+            seconds = float(text) if text else DEFAULT_FSYNC_SECONDS
+        except ValueError:
+            seconds = 0.0
+        if not 0 < seconds <= 3600:
+            raise JournalRefused(
+                f"JOURNAL_FSYNC_SECONDS={text!r}: a number of seconds above 0 (at most 3600)"
+            )
+        return cls(mode, seconds)
+
+
+class LogSync:
+    """Puts the open log's appended writes on the disk as the policy says.
+
+    Group commit: a writer appends under the journal's lock, takes a ticket (its append's
+    number) and, under `always`, waits in `wait_durable` outside that lock. The first waiter
+    with no fsync under way leads: it notes how many appends the file holds, fsyncs it, and
+    wakes everyone whose ticket that covers; those who appended during its fsync are covered
+    by the next leader's. Under `interval` nobody waits: a thread fsyncs every `seconds`.
+    """
+
+    def __init__(self, policy: FsyncPolicy):
+        self.policy = policy
+        self._state = threading.Condition()
+        self._log: int | None = None
+        self._appended = 0  # appends to the log so far, of this journal's life
+        self._synced = 0  # of them, those on the disk
+        self._syncing = False
+        # A new log's entry in its directory goes to the disk with the log's first fsync, or
+        # a power loss may drop the whole file: logs begun, and of them those whose entry is.
+        self._directory: Path | None = None
+        self._logs_begun = 0
+        self._entries_synced = 0
+        self._ticker: threading.Thread | None = None
+
+    def use(self, log: int, directory: Path) -> None:
+        """Log to `log`, a new file of `directory`, from now on: begun after a snapshot put
+        every earlier write on the disk."""
+        with self._state:
+            self._log, self._directory = log, directory
+            self._logs_begun += 1
+            self._synced = self._appended
+            self._state.notify_all()
+        if self.policy.mode == INTERVAL and self._ticker is None:
+            self._ticker = threading.Thread(target=self._tick, name="journal-fsync", daemon=True)
+            self._ticker.start()
+
+    def appended(self) -> int:
+        """Count one append (made under the journal's lock); its ticket."""
+        with self._state:
+            self._appended += 1
+            return self._appended
+
+    def wait_durable(self, ticket: int) -> None:
+        """Under `always`, return once the append `ticket` is on the disk."""
+        if self.policy.mode != ALWAYS:
+            return
+        with self._state:
+            while self._synced < ticket:
+                if not self._syncing:
+                    self._syncing = True
+                    break
+                self._state.wait()
+            else:
+                return
+        self._sync()
+
+    def _sync(self) -> None:
+        """Fsync the log as the leader (`_syncing` set by the caller)."""
+        synced = None
+        try:
+            with self._state:
+                covered, begun = self._appended, self._logs_begun
+                new_entry = self._directory if self._entries_synced < begun else None
+                # A copy of the descriptor: a compaction may close the log meanwhile.
+                log = os.dup(self._log)
+            try:
+                os.fsync(log)
+                if new_entry is not None:
+                    sync_directory(new_entry)
+                synced = covered
+            finally:
+                os.close(log)
+        finally:
+            with self._state:
+                self._syncing = False
+                if synced is not None:
+                    self._synced = max(self._synced, synced)
+                    self._entries_synced = max(self._entries_synced, begun)
+                self._state.notify_all()
+
+    def _tick(self) -> None:
+        while True:
+            time.sleep(self.policy.seconds)
+            with self._state:
+                if self._syncing or self._synced >= self._appended:
+                    continue
+                self._syncing = True
+            try:
+                self._sync()
+            except OSError:
+                logger.exception(
+                    "the journal's fsync failed; trying again in %ss", self.policy.seconds
+                )
 
 
 # Repair, with the stack stopped.
