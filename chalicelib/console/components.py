@@ -60,7 +60,8 @@ def _listing(page: Page, records: list[Component]) -> dict:
         "page": page_heading(page),
         "entries": top,
         "groups": [record for record in records if record.group],
-        "loose": [record for record in records if not record.group],
+        # What a new group may take: components in no group yet (one group at most each).
+        "loose": [record for record in records if not record.group and not record.group_id],
     }
 
 
@@ -175,7 +176,11 @@ def show_group(screen: Screen) -> Response:
         component=None,
         group=group,
         members={member.id for member in components.members_of(records, group.id)},
-        candidates=[record for record in records if not record.group],
+        candidates=[
+            record
+            for record in records
+            if not record.group and record.group_id in (None, "", group.id)
+        ],
     )
 
 

@@ -9,12 +9,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chalicelib.console import times
+from chalicelib.domain import chat_platforms
 from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
 _HERE = Path(__file__).parent
+# Each kind of subscriber as the screens name it.
+KIND_LABELS = {
+    "email": "Email",
+    "sms": "Text message",
+    "webhook": "Webhook",
+    **chat_platforms.LABELS,
+}
 
 
 @lru_cache(maxsize=1)
@@ -29,6 +37,7 @@ def _environment() -> Environment:
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
         levels=LEVELS,
+        kind_labels=KIND_LABELS,
         stylesheet=Markup((_HERE / "static" / "console.css").read_text()),
     )
     return environment

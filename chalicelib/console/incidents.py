@@ -154,4 +154,5 @@ def update_incident(screen: Screen) -> Response:
     page_id = existing.record.page_id
     fields = incident_fields(screen, schemas.IncidentUpdate)
     incidents.update_incident(page_id, existing.record.id, fields)
-    return redirect(f"{BASE}/pages/{page_id}/incidents/{existing.record.id}?done=Update+posted")
+    done = "Maintenance+cancelled" if screen.form.get("cancelled") == "true" else "Update+posted"
+    return redirect(f"{BASE}/pages/{page_id}/incidents/{existing.record.id}?done={done}")

@@ -9,8 +9,8 @@ from chalice import Response
 
 from chalicelib import schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.console.html import KIND_LABELS
 from chalicelib.console.subscribers import (
-    KIND_LABELS,
     SUBSCRIBERS,
     back_to_list,
     component_choices,

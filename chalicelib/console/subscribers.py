@@ -15,6 +15,7 @@ from chalice import Response
 
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
+from chalicelib.console import html
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import chat_platforms, components, incidents, subscribers
 from chalicelib.domain.errors import NotFound
@@ -26,12 +27,6 @@ ONE = SUBSCRIBERS + "/{subscriber_id}"
 PER_SCREEN = 50
 STATES = ("active", "unconfirmed", "quarantined", "unsubscribed", "all")
 KINDS = ("email", "sms", "webhook", *chat_platforms.PLATFORMS)
-KIND_LABELS = {
-    "email": "Email",
-    "sms": "Text message",
-    "webhook": "Webhook",
-    **chat_platforms.LABELS,
-}
 # A cell a spreadsheet would run as a formula starts with one of these: quoted as text.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -108,7 +103,7 @@ def list_subscribers(screen: Screen) -> Response:
         chosen=chosen,
         states=STATES,
         kinds=KINDS,
-        kind_labels=KIND_LABELS,
+        kind_labels=html.KIND_LABELS,
         counts=_counts(page.id),
         query=urlencode(query),
         can_write=screen.may(page.id, PAGE_CONFIGURATION),
@@ -145,7 +140,7 @@ def show_subscriber(screen: Screen) -> Response:
         components=choices,
         chosen_ids=set(subscriber.component_ids or []),
         incident_name=incident_name,
-        kind_labels=KIND_LABELS,
+        kind_labels=html.KIND_LABELS,
         can_write=screen.may(page.id, PAGE_CONFIGURATION),
         done=screen.request.query.get("done", ""),
     )

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from chalice import Blueprint, Response
 
+from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console import html, session, times
 from chalicelib.domain import organizations, pages
 from chalicelib.domain.errors import DomainError
@@ -80,7 +81,11 @@ class Screen:
     def render(self, template_name: str, status: int = 200, /, **context) -> Response:
         context.setdefault("zone", self.zone)
         context.setdefault("zone_label", times.zone_label(self.zone))
-        nav_page = page_heading(self.current_page) if self.current_page is not None else None
+        nav_page = None
+        if self.current_page is not None:
+            # The sections a user without the page's configuration role would be refused.
+            configure = self.may(self.current_page.id, PAGE_CONFIGURATION)
+            nav_page = {**page_heading(self.current_page), "configure": configure}
         context.setdefault("nav_page", nav_page)
         body = html.render(template_name, user=self.user, csrf=self.csrf, base=BASE, **context)
         return page_response(body, status, framed=self.framed)

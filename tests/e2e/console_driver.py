@@ -1,27 +1,50 @@
 """Driving the console in a real headless Chromium as a person does: sign in, click, wait for
 the next screen, look at it at desktop and phone widths, and read the public page after."""
 
+import re
+
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.e2e import axe
 from tests.e2e.chromium import ARTIFACTS
 from tests.e2e.stack import wait_for
 
 
-def screenshot(browser, name: str) -> None:
+def first_start_of(stack) -> dict:
+    """What the stack's first start printed: the owner's key, page and one-time password."""
+    printed = "".join(stack.output)
+    found = {
+        name: re.search(rf'"{name}": "([^"]+)"', printed).group(1)
+        for name in ("organization_id", "user_id", "api_key", "page_id")
+    }
+    found["password"] = re.search(r"one-time password (\S+)", printed).group(1)
+    assert f"{stack.url}/manage" in printed
+    return found
+
+
+def look(browser, axe_script: str, name: str, prefix: str = "console") -> None:
+    """A screen is held to axe (no violation of any impact) and fits both widths."""
+    found = axe.violations(browser, axe_script)
+    assert not found, f"{name} ({browser.current_url}):\n" + "\n".join(found)
+    screenshot(browser, name, prefix)
+
+
+def screenshot(browser, name: str, prefix: str = "console") -> None:
     """The screen at desktop width (whole height) and at a phone's, which must not scroll
-    sideways."""
+    sideways: `{prefix}_{name}.png` and `{prefix}_{name}_phone.png`."""
     ARTIFACTS.mkdir(exist_ok=True)
     browser.execute_script("window.scrollTo(0, 0)")
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(1280, max(800, min(height + 120, 5000)))
-    browser.save_screenshot(str(ARTIFACTS / f"console_{name}.png"))
+    browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}.png"))
     browser.set_window_size(390, 844)
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(390, max(844, min(height + 120, 6000)))
-    assert browser.execute_script("return document.documentElement.scrollWidth") <= 390
-    browser.save_screenshot(str(ARTIFACTS / f"console_{name}_phone.png"))
+    wide = browser.execute_script("return document.documentElement.scrollWidth")
+    assert wide <= 390, f"{name} scrolls sideways at 390 px ({wide} px wide)"
+    browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}_phone.png"))
     browser.set_window_size(1280, 1000)
 
 
@@ -54,17 +77,34 @@ def sign_in(browser, stack, email: str, password: str) -> None:
     submit(browser, browser.find_element(By.CSS_SELECTOR, "main button[type=submit]"))
 
 
-def sign_in_owner(browser, stack, first_start: dict) -> None:
+def sign_in_owner(browser, stack, first_start: dict, seen=None) -> None:
     """The owner signs in: the first time with the one-time password `make run` printed,
-    choosing their own at once (the console asks before anything else); with that after."""
+    choosing their own at once (the console asks before anything else); with that after.
+    `seen(name)` is called on each screen shown (by default, a screenshot)."""
     sign_in(browser, stack, "owner@example.com", first_start["password"])
     if browser.current_url.endswith("/manage/password"):
-        assert "handed to you once" in browser.find_element(By.TAG_NAME, "main").text
-        screenshot(browser, "password")
         first_start["password"] = "the owner's own password"
-        for field in ("new-password", "confirmation"):
-            browser.find_element(By.ID, field).send_keys(first_start["password"])
-        submit(browser, browser.find_element(By.XPATH, "//button[text()='Save the password']"))
+        choose_password(browser, first_start["password"], seen)
+
+
+def choose_password(browser, password: str, seen=None) -> None:
+    """On the screen a one-time password leads to, choose one's own."""
+    assert "handed to you once" in browser.find_element(By.TAG_NAME, "main").text
+    (seen or (lambda name: screenshot(browser, name)))("password")
+    for field in ("new-password", "confirmation"):
+        browser.find_element(By.ID, field).send_keys(password)
+    submit(browser, button(browser, "Save the password"))
+
+
+def button(browser, text: str):
+    """The button (or link styled as one) whose text is `text`."""
+    return browser.find_element(
+        By.XPATH, f"//*[self::button or self::a][normalize-space(.)='{text}']"
+    )
+
+
+def texts(browser, tag: str = "main") -> str:
+    return browser.find_element(By.TAG_NAME, tag).text
 
 
 def public_text_once(browser, stack, page_id: str, check, path: str = "") -> str:

@@ -3,8 +3,6 @@ owner signs in with the one-time password `make run` printed, runs an incident f
 resolved, and each step shows on the public page and reaches a webhook subscriber; a user
 with only `maintenance_manager` schedules a maintenance but may not open an incident."""
 
-import re
-
 import pytest
 
 from tests.e2e import chromium
@@ -22,6 +20,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 
 from tests.e2e.console_driver import (  # noqa: E402
+    first_start_of,
     public_text,
     public_text_once,
     screenshot,
@@ -34,14 +33,7 @@ from tests.e2e.console_driver import (  # noqa: E402
 @pytest.fixture(scope="module")
 def first_start(stack) -> dict:
     """What the first start printed: the owner's key, page and one-time console password."""
-    printed = "".join(stack.output)
-    found = {
-        name: re.search(rf'"{name}": "([^"]+)"', printed).group(1)
-        for name in ("organization_id", "user_id", "api_key", "page_id")
-    }
-    found["password"] = re.search(r"one-time password (\S+)", printed).group(1)
-    assert f"{stack.url}/manage" in printed
-    return found
+    return first_start_of(stack)
 
 
 @pytest.fixture
@@ -124,7 +116,7 @@ def test_an_incident_run_from_the_console(stack, first_start, browser):
             assert text in detail
 
         browser.get(incident_url)
-        submit(browser, browser.find_element(By.LINK_TEXT, "Postmortem"))
+        submit(browser, browser.find_element(By.LINK_TEXT, "Write the postmortem"))
         browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nA *bad* deploy.")
         submit(browser, browser.find_element(By.XPATH, "//button[text()='Preview']"))
         preview = browser.find_element(By.ID, "preview").find_element(By.XPATH, "..")
@@ -240,7 +232,7 @@ def test_settings_preview_live_and_components_reordered(stack, first_start, brow
     assert stack.get(f"/v1/pages/{page_id}", key).json()["name"] == saved_name
     submit(browser, browser.find_element(By.XPATH, "//button[text()='Save settings']"))
     assert "Settings saved" in browser.find_element(By.TAG_NAME, "main").text
-    assert "Typed, not saved" in public_text(browser, stack, page_id)
+    public_text_once(browser, stack, page_id, lambda shown: "Typed, not saved" in shown)
 
     browser.get(f"{stack.url}/manage/pages/{page_id}/incidents/new")
     browser.find_element(By.ID, "body").send_keys("Checkout is **slow**")
