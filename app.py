@@ -27,12 +27,14 @@ from chalicelib.api import metrics as metrics_api
 from chalicelib.api import uptime as uptime_api
 from chalicelib.console import access as console_access  # noqa: F401
 from chalicelib.console import branding as console_branding
+from chalicelib.console import checks as console_checks  # noqa: F401
 from chalicelib.console import components as console_components  # noqa: F401 (registers screens)
 from chalicelib.console import incident_backfill as console_incident_backfill  # noqa: F401
 from chalicelib.console import incident_edits as console_incident_edits  # noqa: F401
 from chalicelib.console import incident_list as console_incident_list  # noqa: F401
 from chalicelib.console import incident_templates as console_incident_templates  # noqa: F401
 from chalicelib.console import incidents as console_incidents  # noqa: F401
+from chalicelib.console import integrations as console_integrations  # noqa: F401
 from chalicelib.console import markdown_preview as console_markdown  # noqa: F401
 from chalicelib.console import metrics as console_metrics  # noqa: F401
 from chalicelib.console import pages as console_pages  # noqa: F401

@@ -49,12 +49,7 @@ def check_out(check: Check) -> schemas.CheckOut:
 
 
 def _fields(parsed) -> checks.CheckFields:
-    """The body's fields as the rules take them: a field left out stays as it is; an
-    `expected_body` sent as null clears it."""
-    given = parsed.model_dump(exclude_unset=True)
-    if "expected_body" in given and given["expected_body"] is None:
-        given["expected_body"] = ""
-    return checks.CheckFields(**given)
+    return checks.fields_of(parsed.model_dump(exclude_unset=True))
 
 
 @router.route(CHECKS, ["GET"], summary="List a component's checks", response="CheckOut", many=True)

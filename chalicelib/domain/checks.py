@@ -72,6 +72,14 @@ class CheckFields:
     failure_thresholds: dict[str, int] | None = None
 
 
+def fields_of(given: dict) -> CheckFields:
+    """A client's fields as the rules take them: a field left out stays as it is; an
+    `expected_body` given as null clears it."""
+    if "expected_body" in given and given["expected_body"] is None:
+        given = {**given, "expected_body": ""}
+    return CheckFields(**given)
+
+
 @dataclass(frozen=True)
 class Result:
     """One run of a check: when it started, the answer's status and how long the answer took
