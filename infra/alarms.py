@@ -1,5 +1,5 @@
 """The alarms an operator receives, for `infra/generate.py`: CloudWatch alarms that notify an
-SNS topic with an email subscription to the `AlarmEmail` parameter (README, Operations,
+SNS topic with an email subscription to the `AlarmEmail` parameter (docs/operations.md,
 Alarms). Each also says when it is back to OK.
 
 - a dead-letter queue holds a message: a notification, a delivery, data points or a publish
@@ -26,7 +26,7 @@ PARAMETERS = {
 }
 FAILED_SHARE = 0.1
 SHARE_PERIOD_SECONDS = 300
-# A publish normally leaves the queue within seconds (README, The published site).
+# A publish normally leaves the queue within seconds (docs/published-site.md).
 PUBLISH_AGE_SECONDS = 300
 PUBLISH_QUEUE = "publish"
 

@@ -128,7 +128,7 @@ PARAMETERS = {
         "Description": "How many delivery functions run at once (each sends up to 10 batches "
         "of 50 recipients): their reserved concurrency, so a burst of notifications cannot "
         "take the account's whole Lambda concurrency, and the most the deliveries queue "
-        "starts at once. See README, Notifications, Throughput on AWS.",
+        "starts at once. See docs/notifications.md, Throughput on AWS.",
     },
     "NotificationsFrom": {
         "variable": "NOTIFICATIONS_FROM",

@@ -1,4 +1,4 @@
-"""What SES's bounces and complaints do to an email subscriber (README, Operations, Bounces).
+"""What SES's bounces and complaints do to an email subscriber (docs/operations.md, Bounces).
 
 A hard (Permanent) bounce quarantines the subscriber, as a failed delivery does; a complaint
 unsubscribes it; soft (Transient) bounces are counted, and the third within 7 days

@@ -297,7 +297,7 @@ DEFAULT_FSYNC_SECONDS = 1.0
 
 @dataclass(frozen=True)
 class FsyncPolicy:
-    """`JOURNAL_FSYNC` and `JOURNAL_FSYNC_SECONDS` (README, `make run`'s settings)."""
+    """`JOURNAL_FSYNC` and `JOURNAL_FSYNC_SECONDS` (docs/local-stack.md, the settings)."""
 
     mode: str = ALWAYS
     seconds: float = DEFAULT_FSYNC_SECONDS

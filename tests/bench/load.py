@@ -229,7 +229,7 @@ def report(result: dict, clients: int) -> int:
             f"{kind:18} {len(values):8} {failures.get(kind, 0):6} "
             f"{statistics.median(values) * 1000:8.0f} {percentile(values, 0.99) * 1000:8.0f}"
         )
-    # The lines the README quotes: every public read together, every write together.
+    # The lines docs/testing.md quotes: every public read together, every write together.
     for label, kinds in (("public views", VIEWS), ("API writes", WRITES)):
         values = [value for kind in kinds for value in timings.get(kind, [])]
         if values:

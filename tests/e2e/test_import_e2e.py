@@ -18,7 +18,7 @@ from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
 SUBSCRIBERS = 15
-# The subscriber of a deleted incident: not imported (README, "Bring a page along").
+# The subscriber of a deleted incident: not imported (docs/import-export.md, "Not imported").
 ORPHAN = "orphan@x.io"
 # Points of a custom metric: three sent one by one, the rest in one batch, every 15 minutes
 # over two weeks (more than one page of the data read, which gives 1,000 at most).
@@ -395,7 +395,7 @@ def mapped(value, pairs: dict[str, str]):
 
 def without_orphans(source: dict) -> dict:
     """What the source shows but for the subscribers of deleted incidents, which an import
-    leaves out (README): out of its lists and counts."""
+    leaves out (docs/import-export.md): out of its lists and counts."""
     orphans = [s for s in source["subscribers"] if s["email"] == ORPHAN]
     assert orphans and all(s["state"] == "active" and s["incident_id"] for s in orphans)
     source["subscribers"] = [s for s in source["subscribers"] if s not in orphans]

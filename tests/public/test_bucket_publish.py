@@ -29,7 +29,7 @@ KVS_ARN = "arn:aws:cloudfront::123456789012:key-value-store/01234567-89ab-cdef-0
 # subdomain host and its custom domain): at each place the 14 files it changes (the page, the
 # history and the quarter's, the incident's page, both feeds, and the 8 status API documents,
 # whose `page.updated_at` moves with every write) and the manifest; then the version marker.
-# The README's cost table quotes this number.
+# docs/deploy.md's cost table quotes this number.
 PUTS_PER_PLACE = 14 + 1
 PUTS_PER_INCIDENT_UPDATE = 4 * PUTS_PER_PLACE + 1
 
