@@ -8,9 +8,12 @@ with 2,000 incidents the local stack measured the emulator, not the service:
   own table copy becomes a no-op.
 - Query sorts the whole table, then sizes every item of the partition (or, on an index, of
   the table) before applying the key condition. Here moto is handed only the items that the
-  key condition can match (found with plain comparisons of stored values); it then applies
-  every rule of its own to them as before, so the answers do not change. A global index
-  finds its hash key's items through `_IndexEntries`, kept up to date as items are written.
+  key condition can match; it then applies every rule of its own to them as before, so the
+  answers do not change. A table Query is handed only its page (and the item after it,
+  which tells moto there is more): the partition's range keys are kept in order
+  (`_SortedRanges`), and the page found by bisection from the start key, so a page of 500
+  costs the same in a partition of 10,000 as in one of 500. A global index finds its hash
+  key's items through `_IndexEntries`, kept up to date as items are written.
 
 And moto parses every condition expression anew, twice per item of a transaction; a condition
 without values (a delivery claim's `attribute_not_exists`, the same for each of the 50 items
@@ -25,12 +28,15 @@ each value what it is (a tenth of a busy stack's time); `_plain` does it by type
 """
 
 import base64
+import bisect
 import copy
 import json
+import sys
 import threading
 from functools import lru_cache
 from typing import Any
 
+import moto
 from moto.core import responses as moto_responses
 from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
@@ -41,6 +47,10 @@ from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoHandler
 
 _installed = False
+# What `install` replaced, to put back: (owner, name, moto's own).
+_replaced: list[tuple[Any, str, Any]] = []
+# The moto whose internals these patches replace, and were proven against.
+WRITTEN_FOR = "5.2.5"
 
 
 class _CopyKeepingTables:
@@ -86,6 +96,7 @@ def _items_before(backend, transact_items: list[dict]) -> list[tuple]:
 
 def _put_back(saved: list[tuple]) -> None:
     for table, hash_value, range_value, item in reversed(saved):
+        _deleted(table, hash_value)
         _written(table, item)
         if range_value is None:
             if item is None:
@@ -119,6 +130,35 @@ def _stored(table: Table):
             yield bucket
 
 
+def _sort_part(entry: tuple) -> tuple:
+    return entry[0]
+
+
+def _first_sort_value(entry: tuple) -> DynamoType:
+    return entry[0][0]
+
+
+def _index_order(table: Table, index) -> list[str] | None:
+    """The attributes moto orders an index's items by, after its hash key (its sort key,
+    then the table's keys), or None when the index has no sort key."""
+    hash_names = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+    range_names = [key["AttributeName"] for key in index.schema if key["KeyType"] == "RANGE"]
+    if len(range_names) != 1:
+        return None
+    names = table._generate_attr_to_sort_by(
+        hash_names + [table.hash_key_attr], range_names + [table.range_key_attr]
+    )
+    return names[len(hash_names) :]
+
+
+def _page_full(page: list, item, limit: int | None, size: int) -> bool:
+    """Whether `page` holds what moto needs to answer: one item past the limit, or the item
+    that takes it past its 1 MB."""
+    if limit is not None:
+        return len(page) > limit
+    return size > dynamodb_tables.RESULT_SIZE_LIMIT
+
+
 class _IndexEntries:
     """For each global index of a table, the keys of the items written with each hash key
     value: a superset (an item may have changed or gone since), so a query checks each
@@ -130,18 +170,84 @@ class _IndexEntries:
             index.name: [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
             for index in table.global_indexes
         }
+        self.sort_names = {index.name: _index_order(table, index) for index in table.global_indexes}
         self.entries: dict[str, dict[tuple, dict]] = {name: {} for name in self.hash_names}
+        # Per index and hash key value, once queried: (sort values, item key) in moto's order.
+        self.orders: dict[tuple[str, tuple], list[tuple[tuple, tuple]]] = {}
         for item in _stored(table):
             self.add(item)
+
+    def _sort_values(self, index_name: str, item) -> tuple | None:
+        values = tuple(item.attrs.get(name) for name in self.sort_names[index_name] or [])
+        return None if any(value is None for value in values) else values
 
     def add(self, item) -> None:
         for index_name, names in self.hash_names.items():
             values = [item.attrs.get(name) for name in names]
             if all(value is not None for value in values):
                 wanted = tuple((value.type, value.value) for value in values)
-                self.entries[index_name].setdefault(wanted, {})[(item.hash_key, item.range_key)] = (
-                    None
-                )
+                key = (item.hash_key, item.range_key)
+                self.entries[index_name].setdefault(wanted, {})[key] = None
+                order = self.orders.get((index_name, wanted))
+                sort_values = self._sort_values(index_name, item)
+                if order is not None and sort_values is not None:
+                    entry = (sort_values, key)
+                    at = bisect.bisect_left(order, sort_values, key=_sort_part)
+                    while at < len(order) and order[at][0] == sort_values:
+                        if order[at] == entry:
+                            break
+                        at += 1
+                    else:
+                        order.insert(at, entry)
+
+    def page(self, table: Table, index_name: str, hash_conditions, comparison, bounds, paging):
+        """The items of an index Query's page (and the one after it), walked in moto's order
+        from the start key; None when the index has no sort key of its own."""
+        if self.sort_names[index_name] is None:
+            return None
+        wanted = tuple((value.type, value.value) for _, value in hash_conditions)
+        order = self.orders.get((index_name, wanted))
+        if order is None:
+            order = sorted(
+                (values, (item.hash_key, item.range_key))
+                for item in self.items(table, index_name, hash_conditions)
+                if (values := self._sort_values(index_name, item)) is not None
+            )
+            self.orders[(index_name, wanted)] = order
+        window = _key_window(order, comparison, bounds, key=_first_sort_value)
+        if window is None:
+            return None
+        low, high = window
+        limit, start_key, forward = paging
+        if start_key:
+            start = tuple(
+                DynamoType(start_key[name]) if name in start_key else None
+                for name in self.sort_names[index_name]
+            )
+            if any(value is None for value in start):
+                return None
+            if forward:
+                low = max(low, bisect.bisect_right(order, start, key=_sort_part))
+            else:
+                high = min(high, bisect.bisect_left(order, start, key=_sort_part))
+        positions = range(low, high) if forward else range(high - 1, low - 1, -1)
+        page, size, stale = [], 0, []
+        for position in positions:
+            values, key = order[position]
+            item = _current(table, *key)
+            if (
+                item is None
+                or not all(_matches(item, n, v) for n, v in hash_conditions)
+                or self._sort_values(index_name, item) != values
+            ):
+                stale.append(order[position])
+                continue
+            page.append(item)
+            if _page_full(page, item, limit, size := size + (0 if limit else item.size())):
+                break
+        for entry in stale:
+            order.remove(entry)
+        return page
 
     def items(self, table: Table, index_name: str, hash_conditions) -> list:
         wanted = tuple((value.type, value.value) for _, value in hash_conditions)
@@ -167,10 +273,113 @@ def _index_entries(table: Table) -> _IndexEntries:
 
 
 def _written(table: Table, item) -> None:
-    if item is None or getattr(table, "_cost_index_entries", None) is None:
-        return  # entries not built yet: they will be built from the table itself
+    if item is None:
+        return
     with _entries_lock:
-        table._cost_index_entries.add(item)
+        ranges = getattr(table, "_cost_sorted_ranges", None)
+        if ranges is not None and item.range_key is not None:
+            ranges.put(item.hash_key, item.range_key)
+        # Entries not built yet are built from the table itself.
+        if getattr(table, "_cost_index_entries", None) is not None:
+            table._cost_index_entries.add(item)
+
+
+def _deleted(table: Table, hash_value: DynamoType) -> None:
+    """A partition's order is found again on its next query (deletes are rare)."""
+    with _entries_lock:
+        ranges = getattr(table, "_cost_sorted_ranges", None)
+        if ranges is not None:
+            ranges.forget(hash_value)
+
+
+class _SortedRanges:
+    """A table's range keys in order, per hash key value, built for a partition on its first
+    query and kept as items are written and deleted: a page of a Query is found by bisection
+    and read item by item, not by sorting the partition."""
+
+    def __init__(self) -> None:
+        self.partitions: dict[DynamoType, list[DynamoType]] = {}
+
+    def keys(self, table: Table, hash_value: DynamoType) -> list[DynamoType]:
+        keys = self.partitions.get(hash_value)
+        if keys is None:
+            keys = self.partitions[hash_value] = sorted(table.items.get(hash_value, {}))
+        return keys
+
+    def put(self, hash_value: DynamoType, range_value: DynamoType) -> None:
+        keys = self.partitions.get(hash_value)
+        if keys is not None:
+            at = bisect.bisect_left(keys, range_value)
+            if at == len(keys) or keys[at] != range_value:
+                keys.insert(at, range_value)
+
+    def forget(self, hash_value: DynamoType) -> None:
+        self.partitions.pop(hash_value, None)
+
+
+def _sorted_ranges(table: Table) -> _SortedRanges:
+    ranges = getattr(table, "_cost_sorted_ranges", None)
+    if ranges is None:
+        ranges = table._cost_sorted_ranges = _SortedRanges()
+    return ranges
+
+
+def _key_window(keys: list, comparison: str | None, bounds: list[DynamoType], key=None):
+    """The slice of `keys` (ordered by `key` of each) that the range condition can match, or
+    None when it cannot be told by bisection (moto then looks at the whole partition)."""
+    if not comparison:
+        return 0, len(keys)
+    first = (key(keys[0]) if key else keys[0]) if keys else None
+    if not bounds or (first is not None and any(bound.type != first.type for bound in bounds)):
+        return None
+    left = bisect.bisect_left(keys, bounds[0], key=key)
+    right = bisect.bisect_right(keys, bounds[-1], key=key)
+    if comparison == "BEGINS_WITH":
+        prefix = bounds[0].value
+        if bounds[0].type != "S" or not prefix:
+            return None
+        after = DynamoType({"S": prefix[:-1] + chr(ord(prefix[-1]) + 1)})
+        return left, bisect.bisect_left(keys, after, key=key)
+    windows = {
+        "EQ": (left, right),
+        "LT": (0, left),
+        "LE": (0, right),
+        "GT": (right, len(keys)),
+        "GE": (left, len(keys)),
+        "BETWEEN": (left, right),
+    }
+    return windows.get(comparison)
+
+
+def _page(table: Table, hash_key, range_comparison, range_objs, limit, start_key, forward):
+    """The items of a table Query's page (and the one after it, which tells moto there is
+    more), found by bisection; None to let moto look at every item of the partition."""
+    keys = _sorted_ranges(table).keys(table, hash_key)
+    window = _key_window(keys, range_comparison, range_objs or [])
+    if window is None:
+        return None
+    low, high = window
+    if start_key:
+        start_hash = start_key.get(table.hash_key_attr)
+        start_range = start_key.get(table.range_key_attr)
+        if start_hash is None or start_range is None or DynamoType(start_hash) != hash_key:
+            return None
+        start = DynamoType(start_range)
+        if forward:
+            low = max(low, bisect.bisect_right(keys, start))
+        else:
+            high = min(high, bisect.bisect_left(keys, start))
+    positions = range(low, high) if forward else range(high - 1, low - 1, -1)
+    partition = table.items.get(hash_key, {})
+    page, size = [], 0
+    for position in positions:
+        item = partition.get(keys[position])
+        if item is None:
+            continue
+        page.append(item)
+        if _page_full(page, item, limit, size := size + (0 if limit else item.size())):
+            break
+    return page  # moto sorts what it is handed
 
 
 def _current(table: Table, hash_value, range_value):
@@ -193,22 +402,22 @@ def _range_attribute(table: Table, index_name: str | None) -> str | None:
     return ranges[0] if len(ranges) == 1 else None
 
 
-def _candidates(table: Table, hash_key, range_comparison, range_objs, index_name, hash_conditions):
-    """The items the key condition can match, or None to let moto look at every item."""
-    if index_name:
-        index = table.get_index(index_name)
-        names = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
-        if (
-            index not in table.global_indexes
-            or [name for name, _ in hash_conditions or []] != names
-        ):
-            return None
-        with _entries_lock:
-            found = _index_entries(table).items(table, index_name, hash_conditions)
-    elif hash_key is not None and table.range_key_attr:
-        found = list(table.items.get(hash_key, {}).values())
-    else:
+def _candidates(table: Table, range_comparison, range_objs, index_name, hash_conditions, paging):
+    """The items the key condition can match (on an index with a sort key, only the page
+    asked for), or None to let moto look at every item."""
+    index = table.get_index(index_name)
+    names = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+    if index not in table.global_indexes or [name for name, _ in hash_conditions or []] != names:
         return None
+    with _entries_lock:
+        entries = _index_entries(table)
+        if paging is not None:
+            page = entries.page(
+                table, index_name, hash_conditions, range_comparison, range_objs or [], paging
+            )
+            if page is not None:
+                return page
+        found = entries.items(table, index_name, hash_conditions)
     test = _RANGE_TESTS.get(range_comparison or "")
     attribute = _range_attribute(table, index_name)
     if test is None or attribute is None or not range_objs:
@@ -292,11 +501,36 @@ def _to_plain(value: Any) -> Any:
     return _plain(value) if fast_answers else _moto_dynamo_to_dict(value)
 
 
-def install() -> None:
-    """Once per process, before the first transaction."""
+def _replace(owner: Any, name: str, value: Any) -> None:
+    _replaced.append((owner, name, getattr(owner, name)))
+    setattr(owner, name, value)
+
+
+def uninstall() -> None:
+    """moto as it comes (the differential test runs both)."""
+    global _installed
+    while _replaced:
+        owner, name, original = _replaced.pop()
+        setattr(owner, name, original)
+    _installed = False
+
+
+def install() -> bool:
+    """Once per process, before the first transaction; whether the patches are on. They
+    replace moto's internals, so on a moto other than the one they were written for (and
+    compared with, `tests/unit/test_moto_patches_differential.py`) they stay off, and a line
+    says so: the stack runs, only slower."""
     global _installed
     if _installed:
-        return
+        return True
+    if moto.__version__ != WRITTEN_FOR:
+        print(
+            f"moto {moto.__version__}: the emulator's cost patches (written for moto "
+            f"{WRITTEN_FOR}) are off; the local stack runs at moto's own costs",
+            file=sys.stderr,
+            flush=True,
+        )
+        return False
     _installed = True
     backend_class = dynamodb_models.DynamoDBBackend
     moto_transact_write_items = backend_class.transact_write_items
@@ -309,24 +543,36 @@ def install() -> None:
             _put_back(saved)
             raise
 
-    dynamodb_models.copy = _CopyKeepingTables()
-    backend_class.transact_write_items = transact_write_items
-    dynamodb_models.get_filter_expression = _filter_expression
-    dynamodb_tables.get_filter_expression = _filter_expression
+    _replace(dynamodb_models, "copy", _CopyKeepingTables())
+    _replace(backend_class, "transact_write_items", transact_write_items)
+    _replace(dynamodb_models, "get_filter_expression", _filter_expression)
+    _replace(dynamodb_tables, "get_filter_expression", _filter_expression)
 
     moto_query = Table.query
     moto_all_items = Table.all_items
 
     def query(self, hash_key, range_comparison, range_objs, *args, **kwargs):
         index_name = args[4] if len(args) > 4 else kwargs.get("index_name")
-        found = _candidates(
-            self,
-            hash_key,
-            range_comparison,
-            range_objs,
-            index_name,
-            kwargs.get("hash_key_conditions"),
-        )
+        legacy_filter = set(kwargs) - {"hash_key_conditions", "range_key_conditions"}
+        if index_name:
+            found = _candidates(
+                self,
+                range_comparison,
+                range_objs,
+                index_name,
+                kwargs.get("hash_key_conditions"),
+                None
+                if legacy_filter or len(kwargs.get("range_key_conditions") or []) > 1
+                else args[:3],
+            )
+        elif hash_key is not None and self.range_key_attr and not legacy_filter:
+            limit, start_key, forward = args[:3]
+            with _entries_lock:
+                found = _page(
+                    self, hash_key, range_comparison, range_objs, limit, start_key, forward
+                )
+        else:
+            found = None
         if found is None:
             return moto_query(self, hash_key, range_comparison, range_objs, *args, **kwargs)
         _narrowed.table, _narrowed.items = self, found
@@ -340,8 +586,8 @@ def install() -> None:
             return list(_narrowed.items)
         return moto_all_items(self)
 
-    Table.query = query
-    Table.all_items = all_items
+    _replace(Table, "query", query)
+    _replace(Table, "all_items", all_items)
 
     moto_put_item = Table.put_item
     moto_update_item = backend_class.update_item
@@ -356,8 +602,17 @@ def install() -> None:
         _written(self.get_table(table_name), item)
         return item
 
-    Table.put_item = put_item
-    backend_class.update_item = update_item
+    moto_delete_item = Table.delete_item
+
+    def delete_item(self, hash_key, range_key):
+        item = moto_delete_item(self, hash_key, range_key)
+        if item is not None and range_key is not None:
+            _deleted(self, hash_key)
+        return item
+
+    _replace(Table, "put_item", put_item)
+    _replace(Table, "delete_item", delete_item)
+    _replace(backend_class, "update_item", update_item)
 
     moto_serialized = DynamoHandler.serialized
 
@@ -370,9 +625,12 @@ def install() -> None:
         headers = {"Content-Type": "application/x-amz-json-1.0", **self.response_headers}
         return 200, headers, json.dumps(_wire(result))
 
-    DynamoHandler.serialized = serialized
+    _replace(DynamoHandler, "serialized", serialized)
     # Every request lists its handler's methods (`inspect.getmembers`); a class's do not change.
-    moto_responses.method_names_from_class = lru_cache(maxsize=None)(
-        moto_responses.method_names_from_class
+    _replace(
+        moto_responses,
+        "method_names_from_class",
+        lru_cache(maxsize=None)(moto_responses.method_names_from_class),
     )
-    dynamodb_responses.dynamo_to_dict = _to_plain
+    _replace(dynamodb_responses, "dynamo_to_dict", _to_plain)
+    return True

@@ -1,20 +1,24 @@
 """Delivery claims, made and settled a batch at a time: the one place that writes them.
 
-Before sending, one transaction claims (event, subscriber) for every recipient of a batch, on
-the condition that nobody has: a redelivered message finds its recipients claimed and sends
+Before sending, transactions of up to 100 items claim (event, subscriber) for every recipient
+of the batches a delivery received (as few transactions as DynamoDB allows), on the
+condition that nobody has: a redelivered message finds its recipients claimed and sends
 nothing twice. A claim names its batch and is held under a lease as long as the delivery
 function may run. After sending, one item settles the whole batch (and names whom it
-failed); each recipient reached is also settled alone as soon as it is, so that a delivery
+failed); each recipient reached is also settled as soon as it is (the recipients reached
+while one such write is under way go in the next: `Reached`), so that a delivery
 dying mid-batch leaves only the sends it had in flight unsettled. A claim found unsettled
 past its lease (its delivery died between claim and settling) is taken over, so a recipient
 is not lost to a crash either.
 """
 
 import random
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from pynamodb.exceptions import TransactWriteError
 
@@ -69,19 +73,31 @@ def _settled(batch: str | None, known: dict[str, bool]) -> bool:
     return known[batch]
 
 
-def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> None:
+@dataclass(frozen=True)
+class _Wanted:
+    """One recipient of one batch to claim."""
+
+    claimed: Claimed = field(compare=False)
+    event_id: str
+    subscriber_id: str
+
+    @property
+    def key(self) -> str:
+        return _key(self.event_id, self.subscriber_id)
+
+
+def _claim_some(wanted: dict[_Wanted, Any]) -> None:
+    """Claim the recipients of `wanted` (at most 100, no key twice) in one transaction, each
+    on its condition; what another delivery holds is noted `elsewhere` on its batch."""
     now = clock.now()
-    # First nobody's; a claim found `sending` past its lease is taken over on the condition
-    # that it is still the one seen (two takers: one wins).
-    wanted = {subscriber_id: DeliveryClaim.id.does_not_exist() for subscriber_id in subscriber_ids}
     for attempt in range(ATTEMPTS):
         if not wanted:
             return
         try:
             with base.transaction() as writes:
-                for subscriber_id, condition in wanted.items():
+                for one, condition in wanted.items():
                     writes.save(
-                        _claim_item(event_id, subscriber_id, claimed.batch, now),
+                        _claim_item(one.event_id, one.subscriber_id, one.claimed.batch, now),
                         condition=condition,
                         return_values="ALL_OLD",
                     )
@@ -96,9 +112,9 @@ def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> N
             reasons = error.cancellation_reasons or []
             batches: dict[str, bool] = {}
             still = {}
-            for (subscriber_id, condition), reason in zip(wanted.items(), reasons, strict=False):
+            for (one, condition), reason in zip(wanted.items(), reasons, strict=False):
                 if reason is None or reason.code != base.CONDITION_FAILED:
-                    still[subscriber_id] = condition
+                    still[one] = condition
                     continue
                 found = reason.raw_item or {}
                 if found.get("outcome", {}).get("S") != SENDING:
@@ -107,33 +123,116 @@ def _claim_some(event_id: str, subscriber_ids: list[str], claimed: Claimed) -> N
                     continue
                 lease_until = int(found.get("lease_until", {}).get("N", "0"))
                 if lease_until >= int(now.timestamp()):
-                    claimed.elsewhere.append(subscriber_id)
+                    one.claimed.elsewhere.append(one.subscriber_id)
                 else:
-                    still[subscriber_id] = (DeliveryClaim.outcome == SENDING) & (
+                    still[one] = (DeliveryClaim.outcome == SENDING) & (
                         DeliveryClaim.lease_until == lease_until
                     )
             wanted = still
             continue
-        claimed.ours.extend(wanted)
+        for one in wanted:
+            one.claimed.ours.append(one.subscriber_id)
         return
-    raise RuntimeError(f"could not claim deliveries of event {event_id}")
+    raise RuntimeError("could not claim deliveries of " + ", ".join({w.event_id for w in wanted}))
 
 
-def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
-    """Claim the deliveries of one batch: a transaction per 100 (a second one only for a
-    redelivered batch, without the recipients already claimed)."""
-    claimed = Claimed()
-    for start in range(0, len(subscriber_ids), PER_TRANSACTION):
-        _claim_some(event_id, subscriber_ids[start : start + PER_TRANSACTION], claimed)
+def _transactions(wanted: list[_Wanted]) -> list[list[_Wanted]]:
+    """`wanted` in transactions of at most 100; a key met again (the same event's batch
+    twice in one receive) starts the next, as DynamoDB refuses an item twice in one."""
+    groups: list[list[_Wanted]] = [[]]
+    keys: set[str] = set()
+    for one in wanted:
+        if len(groups[-1]) == PER_TRANSACTION or one.key in keys:
+            groups.append([])
+            keys = set()
+        groups[-1].append(one)
+        keys.add(one.key)
+    return [group for group in groups if group]
+
+
+def claim_all(batches: list[tuple[str, list[str]]]) -> list[Claimed]:
+    """Claim the deliveries of several batches, each `(event id, subscriber ids)`: as few
+    transactions as DynamoDB allows (100 items each) over all of them, a claim per recipient
+    on the condition that nobody has one (then a second round only for claims found and
+    taken over past their lease)."""
+    claimed = [Claimed() for _ in batches]
+    wanted = [
+        _Wanted(holder, event_id, subscriber_id)
+        for holder, (event_id, subscriber_ids) in zip(claimed, batches, strict=True)
+        for subscriber_id in subscriber_ids
+    ]
+    nobody_has = DeliveryClaim.id.does_not_exist()
+    for group in _transactions(wanted):
+        _claim_some(dict.fromkeys(group, nobody_has))
     return claimed
 
 
-def mark_reached(keys: list[str]) -> None:
-    """Recipients just reached are settled each on its own at once (one write each, made by
-    the worker that sent): a delivery that dies before settling its batch leaves only those
-    it was sending to for the next to take over, not those it had reached."""
-    for key in keys:
-        DeliveryClaim(key).update(actions=[DeliveryClaim.outcome.set(SETTLED)])
+def claim(event_id: str, subscriber_ids: list[str]) -> Claimed:
+    """Claim the deliveries of one batch."""
+    return claim_all([(event_id, subscriber_ids)])[0]
+
+
+def _settle_reached(keys: list[str]) -> None:
+    """Each claim of `keys`, held by this delivery, written settled (BatchWriteItem, 25 a
+    call: a claim settled needs no condition, and only `outcome` is read of it again)."""
+    expires_at = clock.now() + KEPT_FOR
+    with DeliveryClaim.batch_write() as writes:
+        for key in keys:
+            writes.save(DeliveryClaim(key, outcome=SETTLED, expires_at=expires_at))
+
+
+class _Write:
+    """One settling write: done once its keys are on the table (or it failed)."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def wait(self) -> None:
+        self.done.wait()
+        if self.error is not None:
+            raise RuntimeError("settling the recipients reached failed") from self.error
+
+
+class Reached:
+    """Settles recipients as they are reached, each before its sender goes on, in one write
+    for all those reached meanwhile (group commit): a sender takes every key waiting and
+    writes them (25 a call), up to `WRITERS` writes at once; a sender whose keys another has
+    taken waits for that write. A delivery that dies leaves unsettled only the recipients
+    whose sends, or whose settling, were in flight, as a write each would, in a fraction of
+    the writes."""
+
+    # Two writes at once: a sender arriving while one is under way does not wait for it to
+    # end before its own begins.
+    WRITERS = 2
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[str] = []
+        self._next = _Write()  # the write that will take what is waiting
+        self._writers = threading.Semaphore(self.WRITERS)
+
+    def settle(self, keys: list[str]) -> None:
+        if not keys:
+            return
+        with self._lock:
+            self._waiting.extend(keys)
+            mine = self._next
+        with self._writers:
+            with self._lock:
+                taken = None
+                if mine is self._next:  # nobody has taken the keys yet: this sender writes
+                    taken, self._waiting, self._next = self._waiting, [], _Write()
+            if taken is not None:
+                try:
+                    _settle_reached(taken)
+                except BaseException as error:
+                    mine.error = error
+                    raise
+                finally:
+                    mine.done.set()
+                return
+        mine.wait()
 
 
 def settle(claimed: Claimed, failed: list[str]) -> None:

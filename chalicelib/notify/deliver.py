@@ -1,15 +1,17 @@
 """Delivery: batches of recipients of events, each recipient sent to at most once.
 
-For each batch (one deliveries message) one transaction claims every recipient
-(`chalicelib.notify.claims`); a redelivered message finds them claimed and sends nothing.
+The recipients of every batch received (one deliveries message each) are claimed together,
+100 to a transaction (`chalicelib.notify.claims`); a redelivered message finds them claimed
+and sends nothing.
 Then every send of every batch runs concurrently (`chalicelib.notify.lanes`): a webhook POST
 per recipient, at most `webhook.PER_HOST` at once to one host (a chat channel's message is a
 webhook POST too, in its platform's format); an SES raw email per recipient
 (the message is rendered once per event and its headers made once per batch; only its links
 are the recipient's own), `SES_CALLS_AT_ONCE` at
 once; an SNS publish per SMS. A send is tried up to 3 times within 30 s;
-a page or component subscriber whose sends all fail is quarantined. Last, one write per
-batch settles its claims.
+a page or component subscriber whose sends all fail is quarantined. Each recipient reached is
+settled before its send ends, those reached meanwhile in one write (`claims.Reached`). Last,
+one write per batch settles its claims.
 """
 
 import hashlib
@@ -119,14 +121,14 @@ def _sms_sends(message: dict, recipients: list[dict]) -> list[lanes.Send]:
     return [lanes.Send(SNS_LANE, [recipient], send) for recipient in recipients]
 
 
-def _settling_each(send: lanes.Send) -> lanes.Send:
-    """The send, settling the claim of each recipient it reached as soon as it has."""
+def _settling_each(send: lanes.Send, reached: claims.Reached) -> lanes.Send:
+    """The send, settling the claim of each recipient it reached before it ends."""
     attempt = send.attempt
 
     def settling(to: list[dict]) -> list[dict]:
         failed = attempt(to)
         failed_keys = {recipient["key"] for recipient in failed}
-        claims.mark_reached([r["key"] for r in to if r["key"] not in failed_keys])
+        reached.settle([r["key"] for r in to if r["key"] not in failed_keys])
         return failed
 
     send.attempt = settling
@@ -169,10 +171,12 @@ def deliver_all(messages: list[dict]) -> int:
     elsewhere = 0
     secrets: dict[str, str | None] = {}
     sends: list[lanes.Send] = []
-    for message in messages:
-        recipients = message["recipients"]
-        by_id = {recipient["id"]: recipient for recipient in recipients}
-        claimed = claims.claim(message["event_id"], list(by_id))
+    reached = claims.Reached()
+    by_ids = [{recipient["id"]: recipient for recipient in m["recipients"]} for m in messages]
+    every_claim = claims.claim_all(
+        [(m["event_id"], list(by_id)) for m, by_id in zip(messages, by_ids, strict=True)]
+    )
+    for message, by_id, claimed in zip(messages, by_ids, every_claim, strict=True):
         elsewhere += len(claimed.elsewhere)
         ours = [
             {**by_id[subscriber_id], "key": f"{message['event_id']}#{subscriber_id}"}
@@ -182,7 +186,7 @@ def deliver_all(messages: list[dict]) -> int:
         secret = None
         if any(recipient["kind"] == "webhook" for recipient in ours):
             secret = _secret(message["page_id"], secrets)
-        sends += [_settling_each(send) for send in _sends(message, ours, secret)]
+        sends += [_settling_each(send, reached) for send in _sends(message, ours, secret)]
     outcomes = lanes.Lanes(WORKERS, _per_lane).run(sends)
     kinds = {recipient["key"]: recipient["kind"] for _, _, ours in held for recipient in ours}
     delivery_metrics.record((kinds[key], reached) for key, reached in outcomes.items())

@@ -13,6 +13,7 @@ from chalicelib.domain import chat_platforms, incidents, organizations, subscrib
 from chalicelib.domain.errors import DomainError, NotFound
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
+from chalicelib.observability import metrics
 from chalicelib.public import snapshot as public_snapshot
 from chalicelib.store.base import read_together
 from chalicelib.store.models import Page, User
@@ -103,6 +104,7 @@ def _enqueue(
         count += len(batch)
     if waiting:
         queues.send_batch(queues.DELIVERIES, waiting)
+    metrics.fan_out_size(count, event.kind)
     return count
 
 

@@ -2,7 +2,7 @@
 started again: every subscriber hears of the update, and none twice but the few whose POST
 was on the wire at the instant of the kill.
 
-Each recipient reached is settled at once (`claims.mark_reached`), so what the restarted
+Each recipient reached is settled at once (`claims.Reached`), so what the restarted
 stack takes over is what the killed one was sending: at most one host's sends at a time
 (`webhook.PER_HOST`) in each delivery instance (`events.INSTANCES_PER_QUEUE` locally).
 Whether those arrived, the killed process never learnt; they are sent again rather than

@@ -1,0 +1,347 @@
+"""The emulator's cost patches (`chalicelib/local/moto_costs.py`) change what moto costs, never
+what it answers: the same generated operation sequences, run on moto as it comes and on moto
+patched, give identical answers (errors and cancellation reasons included) and leave identical
+tables. Puts, updates and deletes with conditions, transactions that cancel, queries with key
+conditions, filters and limits, forward and backward, on tables and indexes, read page by
+page."""
+
+import io
+from contextlib import redirect_stderr
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from moto import mock_aws
+from moto.dynamodb.models.table import Table
+
+from chalicelib.local import moto_costs
+
+REGION = "us-east-1"
+
+
+def _table(name: str, sort_key: tuple[str, str], index_keys: list[tuple[str, str, str]]) -> dict:
+    """hash `pk` (S), range `sort_key` (name, type); one global index `by_g` on `index_keys`
+    (name, type, HASH or RANGE)."""
+    types = {"pk": "S", sort_key[0]: sort_key[1]}
+    types.update({key_name: key_type for key_name, key_type, _ in index_keys})
+    return {
+        "TableName": name,
+        "KeySchema": [
+            {"AttributeName": "pk", "KeyType": "HASH"},
+            {"AttributeName": sort_key[0], "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": key_name, "AttributeType": key_type}
+            for key_name, key_type in types.items()
+        ],
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "by_g",
+                "KeySchema": [
+                    {"AttributeName": key_name, "KeyType": role} for key_name, _, role in index_keys
+                ],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+    }
+
+
+# An index with a sort key of its own (numbers) and one ordered by the table's keys only.
+TABLES = [
+    _table("ranged", ("sk", "S"), [("g", "S", "HASH"), ("n", "N", "RANGE")]),
+    _table("numbered", ("n", "N"), [("g", "S", "HASH")]),
+]
+RANGE_OF = {"ranged": ("sk", "S"), "numbered": ("n", "N")}
+
+hashes = st.sampled_from(["a", "b"])
+sort_words = st.sampled_from(["1", "10", "2", "x1", "x2", "xy", "y", "z9"])
+numbers = st.sampled_from(["-3", "0", "1", "2", "10", "2.5", "100"])
+groups = st.sampled_from(["g1", "g2"])
+tables = st.sampled_from(sorted(RANGE_OF))
+
+
+@st.composite
+def keys(draw, table: str) -> dict:
+    name, kind = RANGE_OF[table]
+    value = draw(sort_words if kind == "S" else numbers)
+    return {"pk": {"S": draw(hashes)}, name: {kind: value}}
+
+
+@st.composite
+def items(draw, table: str) -> dict:
+    item = draw(keys(table))
+    # Mostly in the indexes, so that an index key holds more than a page of items.
+    mostly = st.sampled_from([True, True, True, False])
+    if draw(mostly):
+        item["g"] = {"S": draw(groups)}
+    if "n" not in item and draw(mostly):
+        item["n"] = {"N": draw(numbers)}
+    item["v"] = {"N": draw(numbers)}
+    if draw(st.booleans()):
+        item["tags"] = {"SS": draw(st.lists(sort_words, min_size=1, max_size=3, unique=True))}
+    return item
+
+
+conditions = st.sampled_from(
+    [
+        None,
+        None,
+        None,
+        ("attribute_not_exists(pk)", {}),
+        ("attribute_exists(pk)", {}),
+        ("v < :v", {":v": {"N": "2"}}),
+        ("attribute_exists(g) AND v >= :v", {":v": {"N": "1"}}),
+    ]
+)
+
+
+def _conditioned(operation: dict, condition) -> dict:
+    if condition is not None:
+        operation["ConditionExpression"] = condition[0]
+        if condition[1]:
+            operation.setdefault("ExpressionAttributeValues", {}).update(condition[1])
+    return operation
+
+
+@st.composite
+def puts(draw) -> tuple:
+    table = draw(tables)
+    put = {"TableName": table, "Item": draw(items(table))}
+    return ("put_item", _conditioned(put, draw(conditions)))
+
+
+@st.composite
+def updates(draw) -> tuple:
+    table = draw(tables)
+    update = {
+        "TableName": table,
+        "Key": draw(keys(table)),
+        "UpdateExpression": "SET v = :new, g = :g",
+        "ExpressionAttributeValues": {":new": {"N": draw(numbers)}, ":g": {"S": draw(groups)}},
+        "ReturnValues": draw(st.sampled_from(["NONE", "ALL_NEW", "ALL_OLD"])),
+    }
+    return ("update_item", _conditioned(update, draw(conditions)))
+
+
+@st.composite
+def deletes(draw) -> tuple:
+    table = draw(tables)
+    delete = {"TableName": table, "Key": draw(keys(table)), "ReturnValues": "ALL_OLD"}
+    return ("delete_item", _conditioned(delete, draw(conditions)))
+
+
+@st.composite
+def transactions(draw) -> tuple:
+    entries, seen = [], set()
+    for _ in range(draw(st.integers(1, 4))):
+        table = draw(tables)
+        kind = draw(st.sampled_from(["Put", "Update", "Delete", "ConditionCheck"]))
+        if kind == "Put":
+            operation = {"TableName": table, "Item": draw(items(table))}
+            key = {name: operation["Item"][name] for name in ("pk", RANGE_OF[table][0])}
+        else:
+            key = draw(keys(table))
+            operation = {"TableName": table, "Key": key}
+        marker = (table, repr(sorted(key.items())))
+        if marker in seen:
+            continue  # DynamoDB refuses an item twice in one transaction; not what is tested
+        seen.add(marker)
+        if kind == "Update":
+            operation["UpdateExpression"] = "SET v = :new"
+            operation["ExpressionAttributeValues"] = {":new": {"N": draw(numbers)}}
+        condition = draw(conditions)
+        if kind == "ConditionCheck" and condition is None:
+            condition = ("attribute_exists(pk)", {})
+        _conditioned(operation, condition)
+        if condition is not None:
+            operation["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        entries.append({kind: operation})
+    return ("transact_write_items", {"TransactItems": entries})
+
+
+# Mostly whole partitions, read in small pages: most queries take several.
+range_conditions = st.sampled_from(
+    ["", "", "", "", "=", "<", "<=", ">", ">=", "BETWEEN", "begins_with"]
+)
+
+
+@st.composite
+def queries(draw) -> tuple:
+    table = draw(tables)
+    on_index = draw(st.booleans())
+    query: dict = {"TableName": table, "ScanIndexForward": draw(st.booleans())}
+    values: dict = {}
+    if on_index:
+        query["IndexName"] = "by_g"
+        expression = "g = :h"
+        values[":h"] = {"S": draw(groups)}
+        range_name, kind = ("n", "N") if table == "ranged" else (None, None)
+    else:
+        expression = "pk = :h"
+        values[":h"] = {"S": draw(hashes)}
+        range_name, kind = RANGE_OF[table]
+    comparison = draw(range_conditions) if range_name else ""
+    if comparison == "begins_with" and kind != "S":
+        comparison = ""
+    bound = sort_words if kind == "S" else numbers
+    if comparison == "BETWEEN":
+        low, high = sorted([draw(bound), draw(bound)], key=lambda v: v if kind == "S" else float(v))
+        expression += f" AND {range_name} BETWEEN :low AND :high"
+        values[":low"], values[":high"] = {kind: low}, {kind: high}
+    elif comparison == "begins_with":
+        expression += f" AND begins_with({range_name}, :r)"
+        values[":r"] = {kind: draw(st.sampled_from(["x", "1", "z", "q"]))}
+    elif comparison:
+        expression += f" AND {range_name} {comparison} :r"
+        values[":r"] = {kind: draw(bound)}
+    query["KeyConditionExpression"] = expression
+    if draw(st.booleans()):
+        query["FilterExpression"] = "v >= :f"
+        values[":f"] = {"N": draw(numbers)}
+    query["ExpressionAttributeValues"] = values
+    limit = draw(st.sampled_from([None, 1, 1, 1, 2, 2, 3]))
+    if limit:
+        query["Limit"] = limit
+    return ("query", query)
+
+
+def _unconditioned(operation: tuple) -> tuple:
+    name, request = operation
+    kept = {
+        k: v
+        for k, v in request.items()
+        if k not in ("ConditionExpression", "ExpressionAttributeValues")
+    }
+    return name, kept
+
+
+# A run starts by filling the tables, so that partitions and index keys hold several pages.
+operations = st.tuples(
+    st.lists(puts().map(_unconditioned), min_size=12, max_size=30),
+    st.lists(
+        st.one_of(puts(), updates(), deletes(), transactions(), queries(), queries()),
+        min_size=5,
+        max_size=25,
+    ),
+).map(lambda parts: parts[0] + parts[1])
+
+
+def _answer(client, name: str, request: dict) -> list:
+    """What the call answered (every page of a query, each page's start key from the last
+    page's answer), or how it failed."""
+    pages = []
+    request = dict(request)
+    while True:
+        try:
+            answer = getattr(client, name)(**request)
+        except ClientError as error:
+            pages.append({"error": error.response.get("Error"), **_reasons(error)})
+            return pages
+        answer.pop("ResponseMetadata", None)
+        pages.append(answer)
+        if name != "query" or "LastEvaluatedKey" not in answer or len(pages) > 40:
+            return pages
+        request["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def _reasons(error: ClientError) -> dict:
+    reasons = error.response.get("CancellationReasons")
+    return {"reasons": reasons} if reasons is not None else {}
+
+
+def _contents(client) -> dict:
+    return {
+        table["TableName"]: sorted(
+            client.scan(TableName=table["TableName"])["Items"], key=lambda item: repr(item)
+        )
+        for table in TABLES
+    }
+
+
+def _run(sequence: list[tuple]) -> tuple[list, dict]:
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name=REGION)
+        for table in TABLES:
+            client.create_table(**table)
+        try:
+            answers = [_answer(client, name, request) for name, request in sequence]
+            return answers, _contents(client)
+        finally:
+            # Under another test's mock (one worker runs several files) the tables would stay.
+            for table in TABLES:
+                client.delete_table(TableName=table["TableName"])
+
+
+@pytest.fixture
+def both_mottos():
+    """Leaves the patches as the suite had them."""
+    was_installed = moto_costs._installed
+    yield
+    moto_costs.uninstall()
+    if was_installed:
+        moto_costs.install()
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(sequence=operations)
+def test_patched_moto_answers_and_stores_exactly_what_moto_does(both_mottos, sequence):
+    moto_costs.uninstall()
+    expected = _run(sequence)
+    assert moto_costs.install()
+    assert _run(sequence) == expected
+
+
+def test_a_query_page_costs_the_page_not_the_partition(both_mottos):
+    """A Limit-ed Query hands moto its page, not the partition (the fan-out's recipients)."""
+    assert moto_costs.install()
+    looked_at = []
+    moto_all_items = Table.all_items
+
+    def counting(table):
+        found = moto_all_items(table)
+        looked_at.append(len(found))
+        return found
+
+    Table.all_items = counting
+    try:
+        with mock_aws():
+            client = boto3.client("dynamodb", region_name=REGION)
+            client.create_table(**TABLES[0])
+            with boto3.resource("dynamodb", region_name=REGION).Table("ranged").batch_writer() as w:
+                for number in range(2_000):
+                    w.put_item(Item={"pk": "a", "sk": f"{number:05d}", "v": 1})
+            answer = client.query(
+                TableName="ranged",
+                KeyConditionExpression="pk = :h",
+                ExpressionAttributeValues={":h": {"S": "a"}},
+                Limit=50,
+                ExclusiveStartKey={"pk": {"S": "a"}, "sk": {"S": "01000"}},
+            )
+            client.delete_table(TableName="ranged")
+    finally:
+        Table.all_items = moto_all_items
+    assert [item["sk"]["S"] for item in answer["Items"]] == [
+        f"{number:05d}" for number in range(1001, 1051)
+    ]
+    assert answer["LastEvaluatedKey"] == {"pk": {"S": "a"}, "sk": {"S": "01050"}}
+    assert looked_at == [51]
+
+
+def test_on_another_moto_the_patches_stay_off_and_say_so_in_one_line(both_mottos, monkeypatch):
+    moto_costs.uninstall()
+    monkeypatch.setattr(moto_costs, "WRITTEN_FOR", "0.0.1")
+    moto_query = Table.query
+    said = io.StringIO()
+    with redirect_stderr(said):
+        assert moto_costs.install() is False
+    assert Table.query is moto_query
+    assert len(said.getvalue().strip().splitlines()) == 1
+    assert "patches" in said.getvalue() and "off" in said.getvalue()
