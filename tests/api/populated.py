@@ -75,6 +75,7 @@ def populate(world: World) -> Populated:
         url="http://127.0.0.1:9/health",
         failure_thresholds={"major_outage": 100},
     )
+    integration = make(f"{page}/integrations", "integration", kind="generic", name="Monitoring")
     colleague = make(
         f"/v1/organizations/{world.organization_id}/users",
         "user",
@@ -112,5 +113,6 @@ def populate(world: World) -> Populated:
         "page_access_user_id": access_user["id"],
         "page_access_group_id": access_group["id"],
         "check_id": check["id"],
+        "integration_id": integration["id"],
     }
     return Populated(world, ids)

@@ -91,6 +91,17 @@ BODIES_WITH_IDS = {
     "MetricIdsGiven": lambda ids: {"metric_ids": [ids["metric_id"]]},
     "MetricIdsToRemove": lambda ids: {"metric_ids": [ids["metric_id"]]},
     "PageAccessUserIdsGiven": lambda ids: {"page_access_user_ids": [ids["page_access_user_id"]]},
+    "IntegrationCreate": lambda ids: {
+        "integration": {
+            "kind": "generic",
+            "rules": [{"match": {"service": "x"}, "component_id": ids["component_id"]}],
+        }
+    },
+    "IntegrationUpdate": lambda ids: {
+        "integration": {
+            "rules": [{"match": {"service": "x"}, "component_id": ids["component_id"]}]
+        }
+    },
     "PageAccessGroupIdsGiven": lambda ids: {"page_access_group_ids": [ids["page_access_group_id"]]},
 }
 # Valid bodies, so that a route reaches its ids rather than refusing the body first.
