@@ -98,9 +98,7 @@ BODIES_WITH_IDS = {
         }
     },
     "IntegrationUpdate": lambda ids: {
-        "integration": {
-            "rules": [{"match": {"service": "x"}, "component_id": ids["component_id"]}]
-        }
+        "integration": {"rules": [{"match": {"service": "x"}, "component_id": ids["component_id"]}]}
     },
     "PageAccessGroupIdsGiven": lambda ids: {"page_access_group_ids": [ids["page_access_group_id"]]},
 }
