@@ -12,6 +12,7 @@ integration's own rate limit.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from chalice import Blueprint
 
@@ -22,7 +23,9 @@ from chalicelib.domain.alert_payloads import MalformedPayload
 from chalicelib.domain.integrations import Receipt
 from chalicelib.http import auth, errors, ratelimit
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
-from chalicelib.store.integrations import Integration
+
+if TYPE_CHECKING:
+    from chalicelib.store.integrations import Integration
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "integrations")

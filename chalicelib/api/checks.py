@@ -3,13 +3,17 @@ since a check's URL may name an internal service or carry a token."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import checks
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.store.checks import Check
+
+if TYPE_CHECKING:
+    from chalicelib.store.checks import Check
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "checks")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import pages
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.store.models import Page
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "status embed config")

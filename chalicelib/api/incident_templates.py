@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
@@ -9,9 +11,11 @@ from chalicelib.api.incidents import INCIDENT_MANAGER
 from chalicelib.domain import components, incident_templates
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.store.components import Component
-from chalicelib.store.incidents import IncidentTemplate
 from chalicelib.views.components import component_out
+
+if TYPE_CHECKING:
+    from chalicelib.store.components import Component
+    from chalicelib.store.incidents import IncidentTemplate
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "incident templates")

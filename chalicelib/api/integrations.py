@@ -3,13 +3,17 @@ and the audit of what automation did on the page (item 8)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, config, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import automation_audit, integrations
 from chalicelib.http.routing import ApiRequest, Router, Style
-from chalicelib.store.integrations import AutomationEvent, Integration
+
+if TYPE_CHECKING:
+    from chalicelib.store.integrations import AutomationEvent, Integration
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "integrations")

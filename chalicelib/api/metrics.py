@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
@@ -11,7 +13,9 @@ from chalicelib.domain import metrics, metrics_providers
 from chalicelib.http.pagination import limit_and_after, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.notify import queues
-from chalicelib.store.metrics import Metric
+
+if TYPE_CHECKING:
+    from chalicelib.store.metrics import Metric
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "metrics")

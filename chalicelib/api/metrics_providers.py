@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics_providers
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.store.metrics import MetricsProvider
+
+if TYPE_CHECKING:
+    from chalicelib.store.metrics import MetricsProvider
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "metrics providers")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
@@ -11,8 +13,9 @@ from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_owner
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
-from chalicelib.store.base import plain_dict
-from chalicelib.store.models import User
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import User
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "organizations")
@@ -45,7 +48,7 @@ def permissions_out(user: User) -> schemas.PermissionsOut:
     if user.owner:
         reachable = {page.id: {} for page in pages.pages_of(user.organization_id)}
     else:
-        reachable = plain_dict(user.page_roles)
+        reachable = organizations.page_roles_of(user)
     return schemas.PermissionsOut(
         user_id=user.id,
         pages=[

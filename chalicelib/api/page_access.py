@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from chalice import Blueprint
 
@@ -19,8 +20,10 @@ from chalicelib.domain import access_subscriptions, page_access
 from chalicelib.domain.page_access import COMPONENTS, METRICS, Grant
 from chalicelib.http.pagination import paginate, reach
 from chalicelib.http.routing import ApiRequest, Reply, Router
-from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 from chalicelib.views.components import component_out
+
+if TYPE_CHECKING:
+    from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "page access")
@@ -82,10 +85,10 @@ class Kind:
 
 
 USERS_KIND = Kind(
-    "user", USER, PageAccessUser, "page_access_user_id", user_out, "PageAccessUserOut"
+    "user", USER, page_access.USER, "page_access_user_id", user_out, "PageAccessUserOut"
 )
 GROUPS_KIND = Kind(
-    "group", GROUP, PageAccessGroup, "page_access_group_id", group_out, "PageAccessGroupOut"
+    "group", GROUP, page_access.GROUP, "page_access_group_id", group_out, "PageAccessGroupOut"
 )
 
 
@@ -194,7 +197,7 @@ def list_page_access_groups(request: ApiRequest):
 def create_page_access_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     fields = request.parse().page_access_group
-    return _created(request, group_out(page_access.create(page.id, PageAccessGroup, fields)))
+    return _created(request, group_out(page_access.create(page.id, page_access.GROUP, fields)))
 
 
 @router.route(GROUP, ["GET"], summary="Get a page access group", response="PageAccessGroupOut")

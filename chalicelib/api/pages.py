@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
 from chalicelib.domain import pages
-from chalicelib.domain.organizations import has_role
+from chalicelib.domain.organizations import PAGE_CONFIGURATION, has_role
 from chalicelib.http.auth import require_owner
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
-from chalicelib.store.models import Page
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "pages")
-PAGE_CONFIGURATION = "page_configuration"
 
 
 def with_warnings(page: Page, changed: set[str], body: schemas.PageOut, status: int = 200) -> Reply:

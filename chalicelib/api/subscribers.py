@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
@@ -14,8 +16,10 @@ from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_role
 from chalicelib.http.pagination import limit_and_offset, start_and_size
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
-from chalicelib.store.models import Page
-from chalicelib.store.subscribers import Subscriber
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
+    from chalicelib.store.subscribers import Subscriber
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "subscribers")

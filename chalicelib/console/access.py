@@ -18,9 +18,9 @@ from urllib.parse import urlencode
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import access_subscriptions, components, metrics, page_access, pages
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 from chalicelib.http.pagination import MAX_PAGE_NUMBER
 

@@ -18,14 +18,14 @@ from urllib.parse import urlencode
 from chalice import Response
 
 from chalicelib import config
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, blueprint, console_view, page_heading, redirect
 from chalicelib.domain import errors, images, pages
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors as http_errors
 from chalicelib.http import multipart
 from chalicelib.http.multipart import UploadedFile
-from chalicelib.public import security
 from chalicelib.sitestore import branding as branding_files
+from chalicelib.web import security
 
 BRANDING = "/pages/{page_id}/settings/branding"
 # Each image by the page's field, as the form names it: what it is, where the page shows it.

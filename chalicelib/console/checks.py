@@ -17,9 +17,9 @@ from chalice import Response
 
 from chalicelib import schemas
 from chalicelib.api.checks import check_out
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import checks, components, metrics
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 
 CHECKS = "/pages/{page_id}/checks"

@@ -8,17 +8,21 @@ under its role (`page_configuration`). A move is an update of `position`, as the
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import component_groups, components
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
-from chalicelib.store.components import Component
-from chalicelib.store.models import Page
+
+if TYPE_CHECKING:
+    # annotations only: read by the domain
+    from chalicelib.store.components import Component
+    from chalicelib.store.models import Page
 
 COMPONENTS = "/pages/{page_id}/components"
 COMPONENT = COMPONENTS + "/{component_id}"

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from chalicelib.console import times
 from chalicelib.domain import chat_platforms
-from chalicelib.public.html import LEVELS, STATUS_LABELS, UPDATE_LABELS, environment_for
+from chalicelib.web.labels import LEVELS, STATUS_LABELS, UPDATE_LABELS
+from chalicelib.web.templates import environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment

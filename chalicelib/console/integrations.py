@@ -20,7 +20,6 @@ from chalice import Response
 
 from chalicelib import config, schemas
 from chalicelib.api.integrations import integration_out, receiver_url
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import (
     automation_audit,
@@ -30,6 +29,7 @@ from chalicelib.domain import (
     integrations,
 )
 from chalicelib.domain.alert_payloads import DEFAULT_SEVERITIES, KINDS, OTHER_SEVERITY
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 
 INTEGRATIONS = "/pages/{page_id}/integrations"

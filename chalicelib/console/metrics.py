@@ -18,15 +18,15 @@ from chalice import Response
 
 from chalicelib import clock, schemas
 from chalicelib.api.metrics import metric_out
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console import metric_upload
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import metrics, metrics_providers
 from chalicelib.domain.errors import NotAllowed
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 from chalicelib.http.multipart import UploadedFile
-from chalicelib.public import html as public_html
 from chalicelib.public import metric_charts
+from chalicelib.web.templates import environment_for
 
 METRICS = "/pages/{page_id}/metrics"
 METRIC = METRICS + "/{metric_id}"
@@ -155,9 +155,9 @@ def show_metric(screen: Screen) -> Response:
 
 @lru_cache(maxsize=1)
 def _public_macros():
-    """The public page's template macros, the chart's among them."""
-    folder = Path(public_html.__file__).parent / "templates"
-    return public_html.environment_for(folder).get_template("macros.html")
+    """The public page's template macros (beside its charts), the chart's among them."""
+    folder = Path(metric_charts.__file__).parent / "templates"
+    return environment_for(folder).get_template("macros.html")
 
 
 def chart_markup(chart: metric_charts.Chart, time_zone: str):

@@ -9,11 +9,11 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.components import nested
 from chalicelib.console.settings import time_zones
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import components, incidents, organizations, pages
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import auth, errors
 
 NEW_PAGE = "/pages/new"

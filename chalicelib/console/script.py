@@ -10,7 +10,7 @@ from pathlib import Path
 from chalice import Response
 
 from chalicelib.console.views import Screen, console_view
-from chalicelib.public import security
+from chalicelib.web import security
 
 _FILE = Path(__file__).parent / "static" / "console.js"
 

@@ -21,7 +21,7 @@ from http.cookies import CookieError, SimpleCookie
 
 from chalicelib import config
 from chalicelib.domain import signing
-from chalicelib.public import audience
+from chalicelib.web import tokens
 
 COOKIE = "manage_session"
 SIGN_IN_COOKIE = "manage_sign_in"  # the sign-in form's double-submit CSRF token
@@ -37,13 +37,13 @@ _CSRF = "console-csrf"
 
 def new_session(user_id: str, generation: int) -> str:
     """A session of the user's current `generation` (`User.session_generation`)."""
-    return audience.token(_SCOPE, f"{user_id}.{generation}", _SESSION, LIFETIME)
+    return tokens.token(_SCOPE, f"{user_id}.{generation}", _SESSION, LIFETIME)
 
 
 def holder_of(value: str | None) -> tuple[str, int] | None:
     """The user a session cookie names and the generation it was made in, if it is genuine
     and has not expired."""
-    subject = audience.user_id_of(_SCOPE, value, _SESSION)
+    subject = tokens.user_id_of(_SCOPE, value, _SESSION)
     if subject is None:
         return None
     user_id, _, generation = subject.partition(".")

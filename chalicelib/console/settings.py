@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import zoneinfo
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import (
     BASE,
     Screen,
@@ -29,10 +29,13 @@ from chalicelib.console.views import (
     redirect,
 )
 from chalicelib.domain import contrast, pages
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
 from chalicelib.http import errors
 from chalicelib.public import preview
-from chalicelib.store.models import Page
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page  # annotations only: read by the domain
 
 SETTINGS = "/pages/{page_id}/settings"
 # As the API's `POST /v1/pages/{page_id}/webhook_secret/rotate`, after a confirmation.

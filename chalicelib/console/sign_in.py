@@ -16,13 +16,17 @@ password get the same answers, the refusals included.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Response
 
 from chalicelib.console import session
 from chalicelib.console.views import BASE, Screen, blueprint, console_view, redirect
 from chalicelib.domain import credentials, organizations
 from chalicelib.http import errors, ratelimit
-from chalicelib.store.models import User
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import User  # annotations only: read by the domain
 
 FAILURES_PER_CLIENT = 5  # a minute, per email address and client
 FAILURES_PER_ADDRESS = 50  # per email address, from all clients together

@@ -8,7 +8,6 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.html import KIND_LABELS
 from chalicelib.console.subscribers import (
     SUBSCRIBERS,
@@ -19,6 +18,7 @@ from chalicelib.console.subscribers import (
 )
 from chalicelib.console.views import Screen, console_view, page_heading
 from chalicelib.domain import chat_platforms, incidents, pages, sms_countries, subscribers
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 
 # Incidents offered to an incident subscriber: the newest ones.

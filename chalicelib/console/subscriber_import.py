@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.subscribers import (
     SUBSCRIBERS,
     back_to_list,
@@ -23,6 +22,7 @@ from chalicelib.console.subscribers import (
 from chalicelib.console.views import Screen, console_view, page_heading
 from chalicelib.domain import subscribers
 from chalicelib.domain.errors import Invalid
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 from chalicelib.http.multipart import UploadedFile
 

@@ -14,13 +14,13 @@ from urllib.parse import urlencode
 from chalice import Response
 
 from chalicelib import clock, schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console import html
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import chat_platforms, components, incidents, subscribers
 from chalicelib.domain.errors import NotFound
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
-from chalicelib.public import security
+from chalicelib.web import security
 
 SUBSCRIBERS = "/pages/{page_id}/subscribers"
 ONE = SUBSCRIBERS + "/{subscriber_id}"

@@ -6,6 +6,7 @@ and are made by the same domain functions (`organizations.add_user`, `delete_use
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from chalice import Response
@@ -14,12 +15,13 @@ from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import credentials, organizations, pages
 from chalicelib.http import auth, errors
-from chalicelib.store.base import plain_dict
-from chalicelib.store.models import User
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import User  # annotations only: read by the domain
 
 TEAM = "/pages/{page_id}/team"
 ROLE_LABELS = {
-    "page_configuration": "Page configuration",
+    organizations.PAGE_CONFIGURATION: "Page configuration",
     organizations.INCIDENT_MANAGER: "Incidents",
     organizations.MAINTENANCE_MANAGER: "Maintenances",
 }
@@ -50,7 +52,7 @@ def _team(screen: Screen, new_key: dict | None = None, new_user: dict | None = N
     page = screen.page(screen.request.params["page_id"])
     members = []
     for user in organizations.users_of(page.organization_id):
-        roles = plain_dict(user.page_roles).get(page.id)
+        roles = organizations.page_roles_of(user).get(page.id)
         members.append(
             {
                 "id": user.id,

@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 from chalice import Response
 
 from chalicelib import net, schemas
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import components, third_party
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 from chalicelib.notify import webhook
 

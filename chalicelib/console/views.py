@@ -9,18 +9,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from chalice import Blueprint, Response
 
-from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.console import html, session, times
 from chalicelib.domain import organizations, pages
 from chalicelib.domain.errors import DomainError
+from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import auth, errors
 from chalicelib.http.routing import ApiRequest, api_request
-from chalicelib.public import security
-from chalicelib.store.models import Page, User
+from chalicelib.web import security
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page, User  # annotations only: read by the domain
 
 logger = logging.getLogger(__name__)
 blueprint = Blueprint(__name__)
@@ -132,9 +135,8 @@ def _signed_in(screen: Screen) -> bool:
     if holder is None:
         return False
     user_id, generation = holder
-    try:
-        screen.user = User.get(user_id)
-    except User.DoesNotExist:
+    screen.user = organizations.get_user(user_id)
+    if screen.user is None:
         return False  # a deleted user's session ends with the user
     if generation != (screen.user.session_generation or 0):
         return False  # signed out since, or given a new password

@@ -1,9 +1,14 @@
-"""API keys and passwords: made here, stored only as hashes."""
+"""API keys and passwords: made here, stored only as hashes, and a key's holder found by its
+hash."""
 
 import hashlib
 import hmac
 import re
 import secrets
+from dataclasses import dataclass
+
+from chalicelib.store.base import read_together
+from chalicelib.store.models import ApiKey, Page, User
 
 # scrypt cost: about 30 ms per password on one core, and 16 MiB of memory.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -29,6 +34,38 @@ def api_key_hash(api_key: str) -> str:
     # A key is 256 random bits, so a plain SHA-256 is as strong as a slow hash here, and
     # lets a request find its key with one GetItem.
     return hashlib.sha256(api_key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class KeyHolder:
+    """Whom an API key belongs to, and the page a request names (None: no such page)."""
+
+    key_hash: str
+    user: User
+    page: Page | None = None
+
+
+def key_holder(api_key: str, page_id: str | None = None) -> KeyHolder | None:
+    """The key's user, with the page `page_id` read in the same round trip (and the key's own
+    item too, when the key starts with its user's id); None when no user holds the key."""
+    key_hash = api_key_hash(api_key)
+    user_id = user_hint(api_key)
+    key_checked = user_id is None
+    if key_checked:
+        try:
+            user_id = ApiKey.get(key_hash).user_id
+        except ApiKey.DoesNotExist:
+            return None
+    wanted_page = [(Page, page_id)] if page_id else []
+    wanted_key = [] if key_checked else [(ApiKey, key_hash)]
+    user, *others = read_together((User, user_id), *wanted_page, *wanted_key)
+    if not key_checked:
+        key = others.pop()
+        if key is None or key.user_id != user_id:
+            return None
+    if user is None:
+        return None
+    return KeyHolder(key_hash, user, others[0] if page_id else None)
 
 
 def new_one_time_password() -> str:

@@ -7,9 +7,10 @@ from chalicelib.domain import credentials, errors
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
 
+PAGE_CONFIGURATION = "page_configuration"
 INCIDENT_MANAGER = "incident_manager"
 MAINTENANCE_MANAGER = "maintenance_manager"
-ROLES = ("page_configuration", INCIDENT_MANAGER, MAINTENANCE_MANAGER)
+ROLES = (PAGE_CONFIGURATION, INCIDENT_MANAGER, MAINTENANCE_MANAGER)
 
 
 def incident_role(scheduled: bool) -> str:
@@ -85,12 +86,17 @@ def create_api_key(user: User) -> str:
     return api_key
 
 
-def find_user(organization_id: str, user_id: str) -> User | None:
+def get_user(user_id: str) -> User | None:
+    """The user, of whichever organization (None: there is none, or it was deleted)."""
     try:
-        user = User.get(user_id)
+        return User.get(user_id)
     except User.DoesNotExist:
         return None
-    return user if user.organization_id == organization_id else None
+
+
+def find_user(organization_id: str, user_id: str) -> User | None:
+    user = get_user(user_id)
+    return user if user is not None and user.organization_id == organization_id else None
 
 
 def users_of(organization_id: str) -> list[User]:
@@ -118,7 +124,7 @@ def set_page_roles(user: User, page_roles: dict[str, dict[str, bool]]) -> User:
 
 def set_roles_on_page(user: User, page_id: str, roles: dict[str, bool] | None) -> User:
     """Change the user's roles on one page, keeping its others; None takes the page away."""
-    page_roles = plain_dict(user.page_roles)
+    page_roles = page_roles_of(user)
     if roles is None:
         page_roles.pop(page_id, None)
     else:
@@ -141,11 +147,17 @@ def revoke_api_key(user: User, key_hash: str) -> None:
     key.delete()
 
 
+def page_roles_of(user: User) -> dict[str, dict[str, bool]]:
+    """The user's roles on each page it is given, as stored ({} for a page: every role). An
+    owner reaches every page of its organization, named here or not."""
+    return plain_dict(user.page_roles)
+
+
 def has_role(user: User, page_id: str, role: str | None) -> bool:
     """Whether `user` reaches `page_id`, and holds `role` there when one is asked for."""
     if user.owner:
         return True
-    roles = plain_dict(user.page_roles)
+    roles = page_roles_of(user)
     if page_id not in roles:
         return False
     page_roles = roles[page_id] or {}

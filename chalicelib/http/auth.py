@@ -1,12 +1,17 @@
 """Who is calling: `Authorization: OAuth <key>` or `?api_key=<key>`, and which pages they reach."""
 
-from dataclasses import dataclass
+from __future__ import annotations
 
-from chalicelib.domain import credentials
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chalicelib.domain import credentials, pages
+from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import has_role
 from chalicelib.http import errors
-from chalicelib.store.base import read_together
-from chalicelib.store.models import ApiKey, Page, User
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page, User
 
 _SCHEMES = ("oauth", "bearer", "token")
 
@@ -36,28 +41,14 @@ def presented_key(headers: dict, query: dict) -> str | None:
 
 
 def authenticate(api_key: str | None, page_id: str | None = None) -> Principal:
-    """The key's user, with the page `page_id` read in the same round trip (and the key's own
-    item too, when the key starts with its user's id)."""
+    """The key's user, with the page `page_id` read in the same round trip (a 401 for a key
+    nobody holds)."""
     if not api_key:
         raise errors.unauthenticated()
-    key_hash = credentials.api_key_hash(api_key)
-    user_id = credentials.user_hint(api_key)
-    key_checked = user_id is None
-    if key_checked:
-        try:
-            user_id = ApiKey.get(key_hash).user_id
-        except ApiKey.DoesNotExist:
-            raise errors.unauthenticated() from None
-    wanted_page = [(Page, page_id)] if page_id else []
-    wanted_key = [] if key_checked else [(ApiKey, key_hash)]
-    user, *others = read_together((User, user_id), *wanted_page, *wanted_key)
-    if not key_checked:
-        key = others.pop()
-        if key is None or key.user_id != user_id:
-            raise errors.unauthenticated()
-    if user is None:
+    holder = credentials.key_holder(api_key, page_id)
+    if holder is None:
         raise errors.unauthenticated()
-    return Principal(key_hash, user, page_id, others[0] if page_id else None)
+    return Principal(holder.key_hash, holder.user, page_id, holder.page)
 
 
 def require_organization(principal: Principal, organization_id: str) -> None:
@@ -83,8 +74,8 @@ def page_for(principal: Principal, page_id: str, role: str | None = None) -> Pag
         page = principal.page  # read with the user already, found or not
     else:
         try:
-            page = Page.get(page_id)
-        except Page.DoesNotExist:
+            page = pages.get_page(page_id)
+        except NotFound:
             page = None
     if page is None:
         raise errors.not_found()

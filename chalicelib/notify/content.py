@@ -17,6 +17,7 @@ from chalicelib.public import html as html_labels
 from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 from chalicelib.views.incidents import incident_out
+from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
 
 DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
 # The fields of a notification's content that each kind of recipient needs.
@@ -110,7 +111,7 @@ def incident_content(
         "when": clock.iso(update.display_at or update.created_at),
         "button": {"href": link, "text": f"View the {what}"},
     }
-    label = html_labels.UPDATE_LABELS.get(update.status, status.capitalize())
+    label = UPDATE_LABELS.get(update.status, status.capitalize())
     return {
         **_email(page, f"[{name}] {prefix}{record.name} - {status}", letter),
         "sms": sms.fitted(
@@ -135,7 +136,7 @@ def _chat(profile: dict, letter: dict, label: str, *, scheduled: bool) -> dict:
         "scheduled": scheduled,
         "body": (letter["body"] or "").strip(),
         "components": [
-            {**c, "label": html_labels.STATUS_LABELS.get(c["status"], c["status"])}
+            {**c, "label": STATUS_LABELS.get(c["status"], c["status"])}
             for c in letter["components"]
         ],
         "window": [local_time(moment) for moment in letter["window"]] if letter["window"] else None,

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 from chalicelib.domain import markdown_text
 from chalicelib.domain.pages import COLOR_FIELDS
 from chalicelib.public import html
+from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
+from chalicelib.web.templates import environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -67,7 +69,7 @@ _COMPONENT_COLORS = {
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
-    return html.environment_for(_TEMPLATES)
+    return environment_for(_TEMPLATES)
 
 
 def brand_of(profile: dict) -> dict:
@@ -109,7 +111,7 @@ def render(letter: dict, brand: dict, links: dict[str, str]) -> tuple[str, str]:
     components = [
         {
             **component,
-            "label": html.STATUS_LABELS.get(component["status"], component["status"]),
+            "label": STATUS_LABELS.get(component["status"], component["status"]),
             "color": colors[_COMPONENT_COLORS.get(component["status"], "css_no_data")],
         }
         for component in letter["components"] or []
@@ -119,7 +121,7 @@ def render(letter: dict, brand: dict, links: dict[str, str]) -> tuple[str, str]:
         "letter": letter,
         "brand": brand,
         "colors": colors,
-        "status_label": html.UPDATE_LABELS.get(status, status) if status else None,
+        "status_label": UPDATE_LABELS.get(status, status) if status else None,
         "badge_color": badge_color(status, letter["impact"], colors),
         "components": components,
         "when": local_time(letter["when"]),

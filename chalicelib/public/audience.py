@@ -25,6 +25,7 @@ from chalicelib.domain import signing
 from chalicelib.public import content
 from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.page_access import PageAccessUser
+from chalicelib.web import tokens
 
 SIGN_IN = "sign-in"  # the emailed link's token
 VIEWER = "viewer"  # the cookie's
@@ -46,32 +47,6 @@ class Viewer:
         return hashlib.sha256(seen.encode()).hexdigest()[:24]
 
 
-def token(page_id: str, user_id: str, purpose: str, lifetime: timedelta) -> str:
-    """A signed token naming the user until `lifetime` from now (ids hold no `_`)."""
-    expires = int((clock.now() + lifetime).timestamp())
-    return signing.token(page_id, f"{user_id}_{expires}", purpose)
-
-
-def _named(
-    page_id: str, value: str | None, purpose: str, per_second: int = 1
-) -> tuple[str, int] | None:
-    """Whom a token names and when it expires (Unix seconds times `per_second`), if it is
-    genuine and has not expired."""
-    subject = signing.verified_subject(page_id, value or "", purpose)
-    if subject is None:
-        return None
-    name, _, expires = subject.partition("_")
-    if not expires.isdigit() or int(expires) < clock.now().timestamp() * per_second:
-        return None
-    return name, int(expires)
-
-
-def user_id_of(page_id: str, value: str | None, purpose: str) -> str | None:
-    """The user a token names, if it is genuine and has not expired."""
-    found = _named(page_id, value, purpose)
-    return found[0] if found else None
-
-
 def link_token(page_id: str, user_id: str) -> str:
     """A sign-in link's token, valid `LINK_LIFETIME`; its expiry in milliseconds, so that
     two links asked for are two links (a link of the expiry in seconds is expired)."""
@@ -83,12 +58,12 @@ def link_of(page_id: str, value: str | None) -> tuple[str, int] | None:
     """The user a sign-in link names and when it expires (Unix milliseconds), if it is
     genuine and unexpired. Every link lives `LINK_LIFETIME`, so the expiry orders them as they
     were made: opening one spends it and the older ones (`page_access.open_sign_in_link`)."""
-    return _named(page_id, value, SIGN_IN, 1000)
+    return tokens.named(page_id, value, SIGN_IN, 1000)
 
 
 def session_token(page_id: str, user_id: str, generation: int) -> str:
     """The cookie's value: the user, in its session `generation`, for `SESSION_LIFETIME`."""
-    return token(page_id, f"{user_id}.{generation}", VIEWER, SESSION_LIFETIME)
+    return tokens.token(page_id, f"{user_id}.{generation}", VIEWER, SESSION_LIFETIME)
 
 
 def cookie_name(page_id: str) -> str:
@@ -103,7 +78,7 @@ def session_cookie(headers: dict[str, str], page_id: str) -> str | None:
 def session_of(headers: dict[str, str], page_id: str) -> tuple[str, int] | None:
     """The user the page's cookie names and the session generation it was made in, if it is
     genuine and unexpired (a cookie made before generations were: 0)."""
-    named = user_id_of(page_id, session_cookie(headers, page_id), VIEWER)
+    named = tokens.user_id_of(page_id, session_cookie(headers, page_id), VIEWER)
     user_id, _, generation = (named or "").partition(".")
     if not user_id:
         return None

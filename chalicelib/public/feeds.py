@@ -6,7 +6,7 @@ from datetime import datetime
 from email.utils import format_datetime
 
 from chalicelib.domain.markdown_text import render_html
-from chalicelib.public.html import UPDATE_LABELS
+from chalicelib.web.labels import UPDATE_LABELS
 
 ATOM_NAMESPACE = "http://www.w3.org/2005/Atom"
 FEED_ITEMS = 25

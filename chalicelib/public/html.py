@@ -14,32 +14,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chalicelib.domain.markdown_text import render_html
 from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.public import days, metric_charts, theme, uptime_bars
 from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING, is_open
+from chalicelib.web.labels import LEVELS, STATUS_LABELS, UPDATE_LABELS
+from chalicelib.web.templates import environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
 _HERE = Path(__file__).parent
 _HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$")
-STATUS_LABELS = {
-    "operational": "Operational",
-    "degraded_performance": "Degraded Performance",
-    "partial_outage": "Partial Outage",
-    "major_outage": "Major Outage",
-    "under_maintenance": "Under Maintenance",
-}
-# Component status -> the color level the page draws it in.
-LEVELS = {
-    "operational": "up",
-    "degraded_performance": "minor",
-    "partial_outage": "major",
-    "major_outage": "critical",
-    "under_maintenance": "maintenance",
-}
 # A group shows its most telling member: any outage over maintenance, maintenance over
 # operational (as the page's indicator ranks them).
 _SHOWN_ORDER = (
@@ -50,36 +36,6 @@ _SHOWN_ORDER = (
     "major_outage",
 )
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
-UPDATE_LABELS = {
-    "investigating": "Investigating",
-    "identified": "Identified",
-    "monitoring": "Monitoring",
-    "resolved": "Resolved",
-    "scheduled": "Scheduled",
-    "in_progress": "In progress",
-    "verifying": "Verifying",
-    "completed": "Completed",
-    "postmortem": "Postmortem",
-}
-
-
-def environment_for(folder: Path) -> Environment:
-    """A Jinja2 environment over the templates in `folder`, as everything this service renders
-    for people uses: autoescaped, strict about names, with the `markdown` filter (rendered and
-    sanitized) and `web_url`."""
-    from jinja2 import Environment, FileSystemLoader, StrictUndefined
-    from markupsafe import Markup
-
-    environment = Environment(
-        loader=FileSystemLoader(folder),
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        undefined=StrictUndefined,
-    )
-    environment.filters["markdown"] = lambda text: Markup(render_html(text or ""))
-    environment.filters["web_url"] = is_web_url
-    return environment
 
 
 @lru_cache(maxsize=1)
@@ -99,10 +55,6 @@ def _environment() -> Environment:
         is_open=is_open,
     )
     return environment
-
-
-def is_web_url(value: str | None) -> bool:
-    return bool(value) and str(value).startswith(("https://", "http://"))
 
 
 def colors_of(page: dict) -> dict:

@@ -13,9 +13,10 @@ from chalicelib.domain import subscribers
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import Router, json_response
-from chalicelib.public import html, security, subscriber_api
+from chalicelib.public import html, subscriber_api
 from chalicelib.public.routes import Visit, incident_entry, public_view
 from chalicelib.public.subscriptions import uncached_html, wants_json
+from chalicelib.web import security
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")

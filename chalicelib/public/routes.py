@@ -27,11 +27,11 @@ from chalicelib.public import (
     feeds,
     html,
     metric_charts,
-    security,
     status_api,
 )
 from chalicelib.public import snapshot as page_snapshot
 from chalicelib.public.snapshot import Snapshot
+from chalicelib.web import security, templates
 
 T = TypeVar("T")
 blueprint = Blueprint(__name__)
@@ -366,7 +366,7 @@ def _default_favicon() -> Response:
 @public_view("/favicon.ico", "The page's icon", content_type=FAVICON, otherwise=_default_favicon)
 def favicon(visit: Visit) -> Response:
     logo = visit.data["page"].get("favicon_logo")
-    if html.is_web_url(logo):
+    if templates.is_web_url(logo):
         headers = {"Location": logo, "Cache-Control": f"public, max-age={caching.MAX_AGE_SECONDS}"}
         return Response(body="", status_code=302, headers={**headers, **security.for_data()})
     return visit.respond(FAVICON, lambda: html.favicon(visit.data["page"]), "favicon")

@@ -27,9 +27,10 @@ from chalicelib.domain import page_access, pages
 from chalicelib.http import errors, ratelimit
 from chalicelib.http.routing import Router
 from chalicelib.notify import content, email
-from chalicelib.public import audience, caching, html, security
+from chalicelib.public import audience, caching, html
 from chalicelib.public.routes import HTML, Visit, public_view
 from chalicelib.store.page_access import PageAccessUser
+from chalicelib.web import security
 
 logger = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from chalice import Blueprint, Response
 from chalicelib import clock, schemas
 from chalicelib.domain import errors, pages, subscribers
 from chalicelib.http.routing import ApiRequest, Router, json_response
-from chalicelib.public import security
 from chalicelib.public.routes import Visit, public_view
 from chalicelib.store.subscribers import Subscriber
+from chalicelib.web import security
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")

@@ -134,10 +134,11 @@ def test_links_and_cookies_expire_and_are_bound_to_their_page(
 ):
     from chalicelib import clock
     from chalicelib.public import audience
+    from chalicelib.web import tokens
 
     user = make_viewer(world, "alice@example.com")
     update_page(world, audience_specific=True)
-    stale = audience.token(world.page_id, user["id"], audience.SIGN_IN, -timedelta(seconds=1))
+    stale = tokens.token(world.page_id, user["id"], audience.SIGN_IN, -timedelta(seconds=1))
     assert visitor.get(f"/sign-in/{stale}").status == 400
     cookie = sign_in(visitor, "alice@example.com")
     assert visitor.get("", headers=cookie).status == 200
@@ -147,7 +148,7 @@ def test_links_and_cookies_expire_and_are_bound_to_their_page(
     assert visitor.get("", headers=cookie).status == 401
     # a link for one page does not sign in to another
     other = make_world("Other")
-    link = audience.token(other.page_id, user["id"], audience.SIGN_IN, timedelta(minutes=5))
+    link = tokens.token(other.page_id, user["id"], audience.SIGN_IN, timedelta(minutes=5))
     assert visitor.get(f"/sign-in/{link}").status == 400
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from chalicelib import clock
 from chalicelib.public import html
+from chalicelib.web.labels import LEVELS
 from tests.public.conftest import make_component, make_group, publish
 
 STYLESHEET = (Path(html.__file__).parent / "static" / "status.css").read_text()
@@ -45,7 +46,7 @@ BANNER_COLORS = {
 }
 
 
-@pytest.mark.parametrize("level", sorted(set(html.LEVELS.values()) | {"up"}))
+@pytest.mark.parametrize("level", sorted(set(LEVELS.values()) | {"up"}))
 def test_banner_text_is_never_the_color_of_its_banner(level):
     """The banner is filled with the page's colour of its level, and written in the black or
     white that contrasts most with it (`--on-*`, chalicelib/public/theme.py)."""

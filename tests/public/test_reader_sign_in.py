@@ -137,11 +137,12 @@ def test_an_address_no_email_can_carry_is_answered_as_an_unknown_address(
 
 def test_a_sign_in_link_works_once_then_answers_as_an_expired_one(world, visitor, audience_page):
     from chalicelib.public import audience
+    from chalicelib.web import tokens
 
     path = link_for(visitor, "alice@example.com")
     assert reads(visitor, opened(visitor, path))
     again = visitor.api.get(path)
-    stale = audience.token(world.page_id, audience_page["id"], audience.SIGN_IN, -timedelta(1))
+    stale = tokens.token(world.page_id, audience_page["id"], audience.SIGN_IN, -timedelta(1))
     expired = visitor.get(f"/sign-in/{stale}")
     assert again.status == expired.status == 400
     assert again.text == expired.text and "This link has expired" in again.text

@@ -99,7 +99,7 @@ def test_a_custom_domain_gets_the_same_headers(world, visitor):
 def test_a_script_element_not_of_the_service_is_never_allowed():
     """The policy names the hashes of the service's own scripts found whole in the page, not
     of whatever a <script> element holds: injected markup gets no script to run."""
-    from chalicelib.public import security
+    from chalicelib.web import security
 
     policy = security.for_html("<p>Hi</p><script>alert(1)</script>")["Content-Security-Policy"]
     assert "script-src" not in policy

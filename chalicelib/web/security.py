@@ -1,6 +1,6 @@
-"""Security headers of the public pages.
+"""Security headers of the pages this service serves: the public pages and the console's.
 
-An HTML page runs no script but the service's own (the files of `static/*.js`, inlined in a
+An HTML page runs no script but the service's own (the files of `public/static/*.js`, inlined in a
 `<script>` element and allowed by their hashes: injected markup can add none, nor load any
 from elsewhere), styles itself only with its own `<style>` elements (allowed by their
 hashes), shows images from the web, posts forms only to itself and is never framed. Every
@@ -16,7 +16,9 @@ from pathlib import Path
 
 REFERRER_POLICY = "strict-origin-when-cross-origin"
 _STYLE_ELEMENT = re.compile(r"<style>(.*?)</style>", re.DOTALL)
-_SCRIPTS = Path(__file__).parent / "static"
+# The only scripts a page inlines are the public page's (the console's preview frames it; the
+# console's own script is served from its origin, allowed by `sources`).
+_SCRIPTS = Path(__file__).parents[1] / "public" / "static"
 
 
 def _hash(text: str) -> str:
