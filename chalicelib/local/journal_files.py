@@ -303,7 +303,9 @@ class FsyncPolicy:
     seconds: float = DEFAULT_FSYNC_SECONDS
 
     @classmethod
-    def from_environment(cls, environment: Mapping[str, str] = os.environ) -> "FsyncPolicy":
+    def from_environment(cls, environment: Mapping[str, str] | None = None) -> "FsyncPolicy":
+        # Read when asked, not when imported: `os.environ` may be another mapping by then.
+        environment = os.environ if environment is None else environment
         mode = environment.get("JOURNAL_FSYNC", "").strip().lower() or ALWAYS
         if mode not in (ALWAYS, INTERVAL):
             raise JournalRefused(f"JOURNAL_FSYNC={mode!r}: it is {ALWAYS!r} or {INTERVAL!r}")

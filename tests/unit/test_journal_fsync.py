@@ -34,7 +34,8 @@ class Disk:
     def fsync(self, descriptor: int) -> None:
         path = os.readlink(f"/proc/self/fd/{descriptor}")
         size = os.fstat(descriptor).st_size
-        self.working.wait()
+        # A hanging disk, but never for good: a wrong policy fails the test, not the suite.
+        self.working.wait(timeout=10)
         time.sleep(self.delay)
         self._real(descriptor)
         with self._lock:
