@@ -3,17 +3,12 @@ and the audit of what automation did on the page (item 8)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice import Blueprint
 
-from chalicelib import clock, config, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import automation_audit, integrations
 from chalicelib.http.routing import ApiRequest, Router, Style
-
-if TYPE_CHECKING:
-    from chalicelib.store.integrations import AutomationEvent, Integration
+from chalicelib.views.integrations import event_out, integration_out
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "integrations")
@@ -21,31 +16,6 @@ INTEGRATIONS = "/v1/pages/{page_id}/integrations"
 INTEGRATION = INTEGRATIONS + "/{integration_id}"
 ROTATION = INTEGRATION + "/rotate_token"
 AUTOMATION_EVENTS = "/v1/pages/{page_id}/automation_events"
-
-
-def receiver_url(token: str) -> str:
-    return config.public_base_url() + integrations.RECEIVER_PATH.format(token=token)
-
-
-def integration_out(integration: Integration, token: str | None = None) -> schemas.IntegrationOut:
-    """`url` only with the token just made: only its hash is kept."""
-    return schemas.IntegrationOut(
-        id=integration.id,
-        page_id=integration.page_id,
-        kind=integration.kind,
-        name=integration.name or "",
-        url=receiver_url(token) if token else None,
-        rules=integration.rules or [],
-        severities=integration.severities or {},
-        hold_minutes=int(integration.hold_minutes),
-        min_firing_seconds=int(integration.min_firing_seconds),
-        rate_limit_per_minute=int(integration.rate_limit_per_minute),
-        incident_template_id=integration.incident_template_id,
-        resolve_incident=bool(integration.resolve_incident),
-        open_incident_id=integration.open_incident_id,
-        created_at=clock.iso(integration.created_at),
-        updated_at=clock.iso(integration.updated_at),
-    )
 
 
 def _settings(fields) -> dict:
@@ -122,21 +92,6 @@ def rotate_integration_token(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     made = integrations.rotate_token(page.id, request.params["integration_id"])
     return integration_out(made.integration, made.token)
-
-
-def event_out(event: AutomationEvent) -> schemas.AutomationEventOut:
-    return schemas.AutomationEventOut(
-        id=event.id,
-        source_kind=event.source_kind,
-        source_id=event.source_id,
-        detail=event.detail or "",
-        component_id=event.component_id,
-        old_status=event.old_status,
-        new_status=event.new_status,
-        changed=bool(event.changed),
-        reason=event.reason,
-        created_at=clock.iso(event.created_at),
-    )
 
 
 @router.route(

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from chalice import Blueprint
 
-from chalicelib import clock, schemas
+from chalicelib import schemas
 from chalicelib.api.metrics_providers import PROVIDER
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics, metrics_providers
 from chalicelib.http.pagination import limit_and_after, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.notify import queues
-
-if TYPE_CHECKING:
-    from chalicelib.store.metrics import Metric
+from chalicelib.views.metrics import metric_out
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "metrics")
@@ -23,29 +19,6 @@ PROVIDER_METRICS = PROVIDER + "/metrics"
 METRICS = "/v1/pages/{page_id}/metrics"
 METRIC = METRICS + "/{metric_id}"
 METRIC_DATA = METRIC + "/data"
-
-
-def metric_out(metric: Metric) -> schemas.MetricOut:
-    return schemas.MetricOut(
-        id=metric.id,
-        metrics_provider_id=metric.metrics_provider_id,
-        metric_identifier=metric.metric_identifier,
-        name=metric.name,
-        display=bool(metric.display),
-        tooltip_description=metric.tooltip_description,
-        backfilled=bool(metric.backfilled),
-        backfill_percentage=metric.backfill_percentage or 0,
-        y_axis_min=metric.y_axis_min,
-        y_axis_max=metric.y_axis_max,
-        y_axis_hidden=bool(metric.y_axis_hidden),
-        suffix=metric.suffix or "",
-        decimal_places=int(metric.decimal_places or 0),
-        most_recent_data_at=clock.iso(metric.most_recent_data_at),
-        last_fetched_at=clock.iso(metric.last_fetched_at),
-        created_at=clock.iso(metric.created_at),
-        updated_at=clock.iso(metric.updated_at),
-        reference_name=metric.name,
-    )
 
 
 @router.route(

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from chalice import Blueprint
 
 from chalicelib import clock, schemas
-from chalicelib.api.metrics import metric_out
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import access_subscriptions, page_access
 from chalicelib.domain.page_access import COMPONENTS, METRICS, Grant
 from chalicelib.http.pagination import paginate, reach
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.views.components import component_out
+from chalicelib.views.metrics import metric_out
 
 if TYPE_CHECKING:
     from chalicelib.store.page_access import PageAccessGroup, PageAccessUser

@@ -16,11 +16,11 @@ from urllib.parse import quote_plus
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.api.checks import check_out
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import checks, components, metrics
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.views.checks import check_out
 
 CHECKS = "/pages/{page_id}/checks"
 COMPONENT_CHECKS = "/pages/{page_id}/components/{component_id}/checks"

@@ -19,7 +19,6 @@ from urllib.parse import quote_plus
 from chalice import Response
 
 from chalicelib import config, schemas
-from chalicelib.api.integrations import integration_out, receiver_url
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import (
     automation_audit,
@@ -31,6 +30,7 @@ from chalicelib.domain import (
 from chalicelib.domain.alert_payloads import DEFAULT_SEVERITIES, KINDS, OTHER_SEVERITY
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.views.integrations import integration_out, receiver_url
 
 INTEGRATIONS = "/pages/{page_id}/integrations"
 INTEGRATION = INTEGRATIONS + "/{integration_id}"

@@ -17,7 +17,6 @@ from urllib.parse import quote_plus
 from chalice import Response
 
 from chalicelib import clock, schemas
-from chalicelib.api.metrics import metric_out
 from chalicelib.console import metric_upload
 from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
 from chalicelib.domain import metrics, metrics_providers
@@ -26,6 +25,7 @@ from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
 from chalicelib.http.multipart import UploadedFile
 from chalicelib.public import metric_charts
+from chalicelib.views.metrics import metric_out
 from chalicelib.web.templates import environment_for
 
 METRICS = "/pages/{page_id}/metrics"

@@ -1,1 +1,2 @@
-"""Domain objects as response schemas: shared by the API, webhooks and the public page."""
+"""Domain objects as response schemas: shared by the API, the console, webhooks and the public
+page."""
