@@ -12,8 +12,10 @@ Top to bottom:
   turn a request, a command line, a source page or a schedule into plain inputs, call the
   domain, and render what it returns.
 - `notify/` **sends**: outbox, fan-out, delivery of emails, text messages and webhooks.
-- `views/` **shape answers** (domain objects as response schemas); `web/` holds what the
-  console's, the public page's and the emails' HTML share (labels, templates, security headers).
+- `views/` **shape answers**: domain objects as response schemas, and the public page's
+  read model (its snapshot, which the notifications read too); `web/` holds what the
+  console's, the public page's and the emails' HTML share (labels, times, colours, templates,
+  security headers).
 - `domain/` **holds the rules**: plain inputs (keyword arguments or its own dataclasses), its
   own errors, every write through the one unit of work (`domain/unit_of_work.py`).
 - `sitestore/` **keeps files**: where the published page goes (a folder, or S3).

@@ -13,10 +13,10 @@ from chalicelib.domain import chat_platforms, pages
 from chalicelib.domain.incidents import Incident
 from chalicelib.domain.markdown_text import render_text
 from chalicelib.notify import email, email_body, sms
-from chalicelib.public import html as html_labels
 from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 from chalicelib.views.incidents import incident_out
+from chalicelib.web import times
 from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
 
 DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
@@ -125,7 +125,7 @@ def incident_content(
 def _chat(profile: dict, letter: dict, label: str, *, scheduled: bool) -> dict:
     """What a chat message says (`chalicelib.notify.chat` makes each platform's of it):
     plain text, times in the page's time zone, and links."""
-    local_time = html_labels.time_formatter(profile.get("time_zone") or "Etc/UTC")
+    local_time = times.time_formatter(profile.get("time_zone") or "Etc/UTC")
     return {
         "page": profile.get("name", ""),
         "intro": letter["intro"],

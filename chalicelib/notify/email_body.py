@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 
 from chalicelib.domain import markdown_text
 from chalicelib.domain.pages import COLOR_FIELDS
-from chalicelib.public import html
+from chalicelib.web import times
+from chalicelib.web.colors import colors_of
 from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
 from chalicelib.web.templates import environment_for
 
@@ -78,7 +79,7 @@ def brand_of(profile: dict) -> dict:
     return {
         "name": profile.get("name") or "",
         "logo": profile.get("transactional_logo"),
-        "colors": html.colors_of({"colors": {name: profile.get(name) for name in COLOR_FIELDS}}),
+        "colors": colors_of({"colors": {name: profile.get(name) for name in COLOR_FIELDS}}),
         "time_zone": profile.get("time_zone") or "Etc/UTC",
         "footer": profile.get("notifications_email_footer") or "",
     }
@@ -106,7 +107,7 @@ def personalize(body: str, links: dict[str, str], recipient: dict) -> str:
 def render(letter: dict, brand: dict, links: dict[str, str]) -> tuple[str, str]:
     """The letter as (plain text, HTML); `links`: the markers of the reader's own links."""
     letter = {**_LETTER, **letter}
-    local_time = html.time_formatter(brand["time_zone"])
+    local_time = times.time_formatter(brand["time_zone"])
     colors = brand["colors"]
     components = [
         {

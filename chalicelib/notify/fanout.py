@@ -14,11 +14,11 @@ from chalicelib.domain.errors import DomainError, NotFound
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
 from chalicelib.observability import metrics
-from chalicelib.public import snapshot as public_snapshot
 from chalicelib.store.base import read_together
 from chalicelib.store.models import Page, User
 from chalicelib.store.outbox import OutboxEvent
 from chalicelib.store.subscribers import Recipient
+from chalicelib.views import snapshot as public_snapshot
 from chalicelib.views.components import page_components
 
 logger = logging.getLogger(__name__)

@@ -22,9 +22,9 @@ from datetime import timedelta
 
 from chalicelib import clock
 from chalicelib.domain import signing
-from chalicelib.public import content
-from chalicelib.public.snapshot import Snapshot
 from chalicelib.store.page_access import PageAccessUser
+from chalicelib.views import content
+from chalicelib.views.snapshot import Snapshot
 from chalicelib.web import tokens
 
 SIGN_IN = "sign-in"  # the emailed link's token

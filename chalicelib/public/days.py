@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib.http import errors
-from chalicelib.public.content import UPCOMING
+from chalicelib.views.content import UPCOMING
+from chalicelib.web.times import local
 
 PAST_DAYS = 15
 # The history begins in 1970: no period asks for earlier.
@@ -16,19 +17,8 @@ _MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 _QUARTER = re.compile(r"^(\d{4})-Q(\d)$")
 
 
-def local(text: str | None, time_zone: str) -> datetime | None:
-    if not text:
-        return None
-    return datetime.fromisoformat(text).astimezone(ZoneInfo(time_zone))
-
-
 def today(time_zone: str, now: datetime) -> date:
     return now.astimezone(ZoneInfo(time_zone)).date()
-
-
-def label(day: date) -> str:
-    """A day as every public view writes it: `Nov 3, 2026`."""
-    return day.strftime("%b %d, %Y").replace(" 0", " ", 1)
 
 
 def started(entry: dict) -> str:

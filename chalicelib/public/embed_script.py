@@ -8,7 +8,7 @@ page's people wrote is ever parsed as HTML on the host site.
 
 import json
 
-from chalicelib.public.content import IN_PROGRESS, UNRESOLVED
+from chalicelib.views.content import IN_PROGRESS, UNRESOLVED
 
 _SCRIPT = """(function () {
   var state = %s;

@@ -7,7 +7,6 @@ templates loaded on the first page rendered, not when the app is imported.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -17,7 +16,9 @@ from typing import TYPE_CHECKING
 from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.public import days, metric_charts, theme, uptime_bars
-from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING, is_open
+from chalicelib.views.content import IN_PROGRESS, UNRESOLVED, UPCOMING, is_open
+from chalicelib.web import times
+from chalicelib.web.colors import colors_of
 from chalicelib.web.labels import LEVELS, STATUS_LABELS, UPDATE_LABELS
 from chalicelib.web.templates import environment_for
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
 _HERE = Path(__file__).parent
-_HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$")
 # A group shows its most telling member: any outage over maintenance, maintenance over
 # operational (as the page's indicator ranks them).
 _SHOWN_ORDER = (
@@ -57,14 +57,6 @@ def _environment() -> Environment:
     return environment
 
 
-def colors_of(page: dict) -> dict:
-    """The page's colors, each checked again: they go into a style sheet."""
-    return {
-        name: value if isinstance(value, str) and _HEX_COLOR.match(value) else DEFAULT_COLORS[name]
-        for name, value in {**DEFAULT_COLORS, **page["colors"]}.items()
-    }
-
-
 def favicon(page: dict | None) -> str:
     """The icon of a page without one of its own: a dot in the page's green (SVG, which every
     current browser shows as a favicon)."""
@@ -73,17 +65,6 @@ def favicon(page: dict | None) -> str:
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
         f'<circle cx="16" cy="16" r="14" fill="{color}"/></svg>'
     )
-
-
-def time_formatter(time_zone: str):
-    def local_time(text: str | None) -> str:
-        moment = days.local(text, time_zone)
-        if moment is None:
-            return ""
-        # The day without its leading zero, the hour with it: `Apr 2, 2030 - 06:00 EDT`.
-        return f"{days.label(moment.date())} - {moment:%H:%M %Z}"
-
-    return local_time
 
 
 @dataclass(frozen=True)
@@ -165,8 +146,8 @@ def _common(data: dict, base: str) -> dict:
         "colors": colors,
         "theme": theme.theme_of(colors),
         "base": base,
-        "local_time": time_formatter(page["time_zone"]),
-        "day_label": days.label,
+        "local_time": times.time_formatter(page["time_zone"]),
+        "day_label": times.label,
     }
 
 

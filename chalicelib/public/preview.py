@@ -5,8 +5,9 @@ are left out of a preview."""
 
 from chalicelib import clock
 from chalicelib.domain.pages import profile_of
-from chalicelib.public import content, html, snapshot
+from chalicelib.public import html
 from chalicelib.store.models import Page
+from chalicelib.views import content, snapshot
 
 
 def status_page_of(page: Page) -> str:

@@ -35,11 +35,12 @@ from chalicelib.domain import pages
 from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
 from chalicelib.observability import metrics
-from chalicelib.public import caching, content, site
-from chalicelib.public import snapshot as page_snapshot
+from chalicelib.public import caching, site
 from chalicelib.sitestore import SiteStore, current, hosts
 from chalicelib.store import snapshots
 from chalicelib.store.models import Page
+from chalicelib.views import content
+from chalicelib.views import snapshot as page_snapshot
 
 try:
     import brotli

@@ -21,7 +21,6 @@ from chalicelib.http.routing import ApiRequest, Router, Style, json_response
 from chalicelib.public import (
     audience,
     caching,
-    content,
     days,
     embed_script,
     feeds,
@@ -29,8 +28,9 @@ from chalicelib.public import (
     metric_charts,
     status_api,
 )
-from chalicelib.public import snapshot as page_snapshot
-from chalicelib.public.snapshot import Snapshot
+from chalicelib.views import content
+from chalicelib.views import snapshot as page_snapshot
+from chalicelib.views.snapshot import Snapshot
 from chalicelib.web import security, templates
 
 T = TypeVar("T")

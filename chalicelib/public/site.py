@@ -24,9 +24,10 @@ from chalicelib.domain import metrics
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
-from chalicelib.public import content, days, html, metric_charts, routes, subscriptions
-from chalicelib.public.snapshot import Snapshot
+from chalicelib.public import days, html, metric_charts, routes, subscriptions
 from chalicelib.store.models import Page
+from chalicelib.views import content
+from chalicelib.views.snapshot import Snapshot
 
 # The query parameters that choose another file; any other parameter is ignored.
 VARIANT_KEYS = ("quarter", "month", "metric_period", "via")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chalicelib import schemas
-from chalicelib.public.content import IN_PROGRESS, UNRESOLVED, UPCOMING
+from chalicelib.views.content import IN_PROGRESS, UNRESOLVED, UPCOMING
 
 # incidents.json and scheduled-maintenances.json list this many, newest first.
 LIST_LIMIT = 50

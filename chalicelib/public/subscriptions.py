@@ -21,9 +21,9 @@ from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
 from chalicelib.public import caching, html, subscriber_api
-from chalicelib.public import snapshot as page_snapshot
 from chalicelib.public.routes import HTML, Visit, public_view, refusal
 from chalicelib.store.subscribers import Subscriber
+from chalicelib.views import snapshot as page_snapshot
 from chalicelib.web import security
 
 blueprint = Blueprint(__name__)

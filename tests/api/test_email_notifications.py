@@ -322,7 +322,7 @@ def test_a_text_message_fits_one_segment_cut_at_a_word(world, drain):
 
 
 def test_every_notification_states_the_page_from_its_snapshot(world, drain, dynamodb_calls):
-    from chalicelib.public import snapshot
+    from chalicelib.views import snapshot
 
     component_id = component(world, "API")["id"]
     with WebhookSink() as sink:
@@ -380,8 +380,8 @@ def test_an_address_on_an_international_domain_is_sent_to_in_punycode(world, dra
 
 
 def test_times_keep_the_hours_leading_zero_and_drop_the_days():
-    from chalicelib.public import html
+    from chalicelib.web import times
 
-    local_time = html.time_formatter("America/New_York")
+    local_time = times.time_formatter("America/New_York")
     assert local_time("2030-04-20T10:00:00.000Z") == "Apr 20, 2030 - 06:00 EDT"
     assert local_time("2030-05-01T10:05:00.000Z") == "May 1, 2030 - 06:05 EDT"

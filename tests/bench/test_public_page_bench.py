@@ -91,7 +91,7 @@ def test_public_page_requests_per_second(stack):
 
 
 def test_dynamodb_calls_per_view(world, dynamodb_calls):
-    from chalicelib.public import snapshot as page_snapshot
+    from chalicelib.views import snapshot as page_snapshot
 
     populate(
         lambda resource, body: world.api.post(f"/v1/pages/{world.page_id}/{resource}", body).json,

@@ -149,7 +149,7 @@ def test_the_clock_republishes_across_a_day_boundary_in_the_pages_time_zone(
 ):
     from zoneinfo import ZoneInfo
 
-    from chalicelib.public import days
+    from chalicelib.web import times
 
     zone = ZoneInfo("America/Los_Angeles")
     update_page(world, time_zone="America/Los_Angeles")
@@ -159,7 +159,7 @@ def test_the_clock_republishes_across_a_day_boundary_in_the_pages_time_zone(
     make_component(world, "API")
     drain_publishes()
     _, before = published_file(world.page_id)
-    tomorrow = days.label((evening + timedelta(days=1)).date())
+    tomorrow = times.label((evening + timedelta(days=1)).date())
     assert tomorrow.encode() not in before
 
     freeze_clock((evening + timedelta(minutes=5)).astimezone(UTC))

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from chalicelib import clock
-from chalicelib.public import snapshot as page_snapshot
 from chalicelib.store import snapshots
 from chalicelib.store.snapshots import PageSnapshot, key_of
+from chalicelib.views import snapshot as page_snapshot
 from tests.public.conftest import make_component, make_incident, publish
 
 # What the app's own views cost (audience-specific pages are answered by them); readers of

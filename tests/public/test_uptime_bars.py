@@ -109,7 +109,7 @@ def test_the_cards_cost_a_view_no_read(world, visitor, outage, dynamodb_calls):
 
 def test_the_snapshot_keeps_the_newest_older_incidents_only(world, visitor, monkeypatch):
     """The bars' older days are read with a bound: a busy quarter costs no more."""
-    from chalicelib.public import snapshot
+    from chalicelib.views import snapshot
 
     monkeypatch.setattr(snapshot, "UPTIME_OLDER_INCIDENTS", 1)
     clock.freeze(T0)
