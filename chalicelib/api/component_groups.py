@@ -5,6 +5,7 @@ from chalice import Blueprint
 
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import component_groups, components
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 from chalicelib.views.components import group_out
@@ -24,7 +25,7 @@ def list_component_groups(request: ApiRequest):
 
 def create_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().component_group
+    fields = plain(request.parse().component_group, component_groups.GroupInput)
     written = component_groups.create_group(page.id, fields)
     return group_out(written.records, written.record)
 
@@ -37,7 +38,7 @@ def get_component_group(request: ApiRequest):
 
 def update_component_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().component_group
+    fields = plain(request.parse().component_group, component_groups.GroupInput)
     written = component_groups.update_group(page.id, request.params["id"], fields)
     return group_out(written.records, written.record)
 

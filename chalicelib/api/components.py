@@ -7,6 +7,7 @@ from chalice import Blueprint
 from chalicelib import schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import components
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
 from chalicelib.views.components import component_out
@@ -45,7 +46,7 @@ def list_components(request: ApiRequest):
 )
 def create_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().component
+    fields = plain(request.parse().component, components.ComponentInput)
     return _shown(components.create_component(page.id, fields))
 
 
@@ -65,7 +66,7 @@ def get_component(request: ApiRequest):
 )
 def update_component(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().component
+    fields = plain(request.parse().component, components.ComponentInput)
     return _shown(components.update_component(page.id, request.params["component_id"], fields))
 
 

@@ -18,6 +18,7 @@ from chalicelib.console.views import BASE, Screen, console_view, page_heading, r
 from chalicelib.domain import component_groups, components
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 
 if TYPE_CHECKING:
     # annotations only: read by the domain
@@ -29,6 +30,8 @@ COMPONENT = COMPONENTS + "/{component_id}"
 GROUPS = "/pages/{page_id}/groups"
 GROUP = GROUPS + "/{group_id}"
 STEPS = {"up": -1, "down": 1}
+# What the domain takes of each form's fields, by the API's body key.
+_INPUTS = {"component": components.ComponentInput, "component_group": component_groups.GroupInput}
 
 
 def _records(screen: Screen) -> tuple[Page, list[Component]]:
@@ -78,14 +81,14 @@ def _write(
     *ids: str,
 ) -> Response:
     """Validate the form's `wrapper[...]` fields with the API's `schema`, `write` them with
-    the API's domain function (`write(page_id, *ids, fields)`), and go back to the list, at
-    what was written, saying `done`."""
+    the API's domain function (`write(page_id, *ids, fields)`, `fields` as the input its
+    module takes), and go back to the list, at what was written, saying `done`."""
     page, _ = _records(screen)
     fields = screen.form.get(wrapper)
     if not isinstance(fields, dict):
         raise errors.unprocessable({wrapper: ["is missing"]})
     body = errors.validated(schema, {wrapper: fields}, wrapper)
-    written = write(page.id, *ids, getattr(body, wrapper))
+    written = write(page.id, *ids, plain(getattr(body, wrapper), _INPUTS[wrapper]))
     return _back(page.id, done, written.record.id)
 
 
@@ -151,12 +154,11 @@ def move(screen: Screen) -> Response:
     position = components.neighbour_position(records, record, step)
     if position is not None:
         if record.group:
-            fields = schemas.ComponentGroupFields(position=position)
+            fields = component_groups.GroupInput(position=position)
             component_groups.update_group(page.id, record.id, fields)
         else:
-            components.update_component(
-                page.id, record.id, schemas.ComponentFields(position=position)
-            )
+            fields = components.ComponentInput(position=position)
+            components.update_component(page.id, record.id, fields)
     return _back(page.id, f"{_kind(record)} moved {direction}", record.id)
 
 

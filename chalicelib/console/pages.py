@@ -15,6 +15,7 @@ from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import components, incidents, organizations, pages
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import auth, errors
+from chalicelib.http.inputs import plain
 
 NEW_PAGE = "/pages/new"
 # What the form asks of a new page; the API takes every page field, the rest are in Settings.
@@ -105,7 +106,8 @@ def change_statuses(screen: Screen) -> Response:
     for component_id, status in wanted.items():
         if component_id in current and status != current[component_id]:
             body = {"component": {"status": status}}
-            fields = errors.validated(schemas.ComponentUpdate, body, "component").component
+            parsed = errors.validated(schemas.ComponentUpdate, body, "component").component
+            fields = plain(parsed, components.ComponentInput)
             components.update_component(page.id, component_id, fields)
             changed += 1
     done = f"{changed} component status{'es' if changed != 1 else ''} changed"

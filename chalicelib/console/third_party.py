@@ -20,6 +20,7 @@ from chalicelib.console.views import BASE, Screen, console_view, page_heading, r
 from chalicelib.domain import components, third_party
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.notify import webhook
 
 THIRD_PARTY = "/pages/{page_id}/third-party"
@@ -104,7 +105,7 @@ def follow(screen: Screen) -> Response:
         for row in chosen
     ]
     for fields in bodies:
-        components.create_component(page.id, fields)
+        components.create_component(page.id, plain(fields, components.ComponentInput))
     names = ", ".join(fields.name for fields in bodies)
     return _back(page.id, f"Now following: {names}")
 
@@ -118,5 +119,6 @@ def stop_following(screen: Screen) -> Response:
     if not record.third_party_url:
         raise errors.not_found()
     body = errors.validated(schemas.ComponentUpdate, {"component": {"third_party": None}})
-    written = components.update_component(page.id, record.id, body.component)
+    fields = plain(body.component, components.ComponentInput)
+    written = components.update_component(page.id, record.id, fields)
     return _back(page.id, f"{written.record.name} no longer follows its source")

@@ -4,7 +4,9 @@ at most one group, so joining one leaves the other (which goes if that was its l
 
 from __future__ import annotations
 
-from chalicelib import ids, schemas
+from dataclasses import dataclass
+
+from chalicelib import ids
 from chalicelib.domain import errors
 from chalicelib.domain.components import (
     OPERATIONAL,
@@ -14,9 +16,21 @@ from chalicelib.domain.components import (
     edit_components,
     remove,
 )
+from chalicelib.domain.inputs import UNSET, Unset
 from chalicelib.store.components import Component
 
 MEMBERS = "components"
+
+
+@dataclass(frozen=True)
+class GroupInput:
+    """A new group (a name and its members), or what an update changes: None leaves a field
+    as it is; `description` is UNSET when not given (null clears it)."""
+
+    name: str | None = None
+    description: str | None | Unset = UNSET
+    components: list[str] | None = None
+    position: int | None = None
 
 
 def _members(edit: Edit, member_ids: list[str]) -> list[Component]:
@@ -44,14 +58,14 @@ def _set_members(edit: Edit, group: Component, members: list[Component]) -> None
             edit.leave_group(former)
 
 
-def create_group(page_id: str, fields: schemas.ComponentGroupFields) -> Written:
+def create_group(page_id: str, fields: GroupInput) -> Written:
     def change(edit: Edit) -> Written:
         members = _members(edit, fields.components or [])
         group = Component(
             page_id,
             ids.new_id(),
             name=fields.name,
-            description=fields.description,
+            description=None if fields.description is UNSET else fields.description,
             group=True,
             status=OPERATIONAL,
             showcase=False,
@@ -66,14 +80,14 @@ def create_group(page_id: str, fields: schemas.ComponentGroupFields) -> Written:
     return edit_components(page_id, change)
 
 
-def update_group(page_id: str, group_id: str, fields: schemas.ComponentGroupFields) -> Written:
+def update_group(page_id: str, group_id: str, fields: GroupInput) -> Written:
     def change(edit: Edit) -> Written:
         group = edit.find(group_id, group=True)
         if fields.components is not None:
             _set_members(edit, group, _members(edit, fields.components))
         if fields.name:
             group.name = fields.name
-        if "description" in fields.model_fields_set:
+        if fields.description is not UNSET:
             group.description = fields.description
         if fields.position is not None:
             edit.move(group, fields.position)

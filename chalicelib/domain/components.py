@@ -17,10 +17,13 @@ shows the dense rank 1..n (`position_of`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
 from typing import NamedTuple, TypeVar
 
-from chalicelib import clock, config, ids, net, schemas
+from chalicelib import clock, config, ids, net
 from chalicelib.domain import errors, turns, unit_of_work
+from chalicelib.domain.inputs import UNSET, Unset, given
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.components import Component, record_change
 from chalicelib.store.third_party import SOURCES, ThirdPartySource, follower_of
@@ -319,6 +322,34 @@ def automation_email_of(component_id: str) -> str:
     return f"component+{component_id}@notifications.{host}"
 
 
+@dataclass(frozen=True)
+class ThirdPartyLink:
+    """A component of another Statuspage-compatible status page to follow: that page's
+    summary.json URL and the component's id in it."""
+
+    summary_url: str
+    component_id: str
+
+
+@dataclass(frozen=True)
+class ComponentInput:
+    """A new component, or what an update changes. None leaves a field as it is; a field
+    that null clears (out of the group, the default automation email, no start date, no
+    source followed) is UNSET when not given. `status` "" restores a third-party
+    component's official status."""
+
+    name: str | None = None
+    description: str | None = None
+    status: str | None = None
+    group_id: str | None | Unset = UNSET
+    position: int | None = None
+    showcase: bool | None = None
+    only_show_if_degraded: bool | None = None
+    automation_email: str | None | Unset = UNSET
+    start_date: date | None | Unset = UNSET
+    third_party: ThirdPartyLink | None | Unset = UNSET
+
+
 def _requested_status(component: Component, requested: str | None) -> str | None:
     """The status a body asks for; an empty one restores a third-party component's official
     status and leaves any other component as it is (SPEC 3.1)."""
@@ -327,7 +358,7 @@ def _requested_status(component: Component, requested: str | None) -> str | None
     return requested
 
 
-def _follow(edit: Edit, component: Component, link: schemas.ThirdPartyLink | None) -> None:
+def _follow(edit: Edit, component: Component, link: ThirdPartyLink | None) -> None:
     """Make `component` follow a component of another status page (`link`: that page's
     summary.json URL and the component's id there), or nothing (None). A new link has no
     official status until the next poll brings one (`chalicelib.domain.third_party`)."""
@@ -355,18 +386,18 @@ def _follow(edit: Edit, component: Component, link: schemas.ThirdPartyLink | Non
     edit.touch(component)
 
 
-def _apply(edit: Edit, component: Component, fields: schemas.ComponentFields) -> None:
-    given = fields.model_fields_set
-    if "third_party" in given:
+def _apply(edit: Edit, component: Component, fields: ComponentInput) -> None:
+    changed = given(fields)
+    if "third_party" in changed:
         _follow(edit, component, fields.third_party)
     for name in ("name", "description", "showcase", "only_show_if_degraded"):
-        if name in given and getattr(fields, name) is not None:
+        if getattr(fields, name) is not None:
             setattr(component, name, getattr(fields, name))
-    if "automation_email" in given:
+    if "automation_email" in changed:
         component.automation_email = fields.automation_email or automation_email_of(component.id)
-    if "start_date" in given:
+    if "start_date" in changed:
         component.start_date = fields.start_date.isoformat() if fields.start_date else None
-    if "group_id" in given:
+    if "group_id" in changed:
         if fields.group_id:
             edit.join_group(component, fields.group_id)
         else:
@@ -386,7 +417,7 @@ class Written(NamedTuple):
     records: list[Component]
 
 
-def create_component(page_id: str, fields: schemas.ComponentFields) -> Written:
+def create_component(page_id: str, fields: ComponentInput) -> Written:
     """A new component, `operational` until the body's `status` (recorded as a change)."""
 
     def change(edit: Edit) -> Written:
@@ -408,7 +439,7 @@ def create_component(page_id: str, fields: schemas.ComponentFields) -> Written:
     return edit_components(page_id, change)
 
 
-def update_component(page_id: str, component_id: str, fields: schemas.ComponentFields) -> Written:
+def update_component(page_id: str, component_id: str, fields: ComponentInput) -> Written:
     with turns.taken(component_id):
         return edit_components(
             page_id, lambda edit: _updated(edit, edit.find(component_id), fields)
@@ -428,7 +459,7 @@ def set_component_status(page_id: str, component_id: str, status: str) -> Compon
         return edit_components(page_id, change)
 
 
-def _updated(edit: Edit, component: Component, fields: schemas.ComponentFields) -> Written:
+def _updated(edit: Edit, component: Component, fields: ComponentInput) -> Written:
     _apply(edit, component, fields)
     return Written(component, edit.records)
 

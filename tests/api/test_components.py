@@ -450,7 +450,7 @@ def test_the_openapi_document_lists_the_component_routes():
 
 def test_a_write_that_loses_a_race_is_made_again_from_a_fresh_read(world):
     from chalicelib.domain import components
-    from chalicelib.schemas.components import ComponentFields
+    from chalicelib.domain.components import ComponentInput
 
     component = make_component(world)
     attempts = []
@@ -461,7 +461,7 @@ def test_a_write_that_loses_a_race_is_made_again_from_a_fresh_read(world):
         if len(attempts) == 1:
             # Another writer commits between this read and this commit.
             components.update_component(
-                world.page_id, component["id"], ComponentFields(status="partial_outage")
+                world.page_id, component["id"], ComponentInput(status="partial_outage")
             )
         record.name = "Mine"
         edit.touch(record)
@@ -475,16 +475,16 @@ def test_a_write_that_loses_a_race_is_made_again_from_a_fresh_read(world):
 
 def test_a_write_that_keeps_losing_is_a_conflict_answered_409(world):
     from chalicelib.domain import components
+    from chalicelib.domain.components import ComponentInput
     from chalicelib.domain.errors import Conflict
     from chalicelib.http.errors import from_domain
-    from chalicelib.schemas.components import ComponentFields
 
     component = make_component(world)
 
     def always_overtaken(edit):
         record = edit.find(component["id"])
         components.update_component(
-            world.page_id, component["id"], ComponentFields(description="theirs")
+            world.page_id, component["id"], ComponentInput(description="theirs")
         )
         record.name = "Mine"
         edit.touch(record)
@@ -503,7 +503,7 @@ def test_writers_of_one_component_in_one_process_take_turns(world, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 
     from chalicelib.domain import components, unit_of_work
-    from chalicelib.schemas.components import ComponentFields
+    from chalicelib.domain.components import ComponentInput
 
     component = make_component(world)
     statuses = ["degraded_performance", "partial_outage", "major_outage", "operational"]
@@ -518,7 +518,7 @@ def test_writers_of_one_component_in_one_process_take_turns(world, monkeypatch):
         return run(page_id, counted, **options)
 
     def set_status(n: int) -> None:
-        fields = ComponentFields(status=statuses[n % len(statuses)])
+        fields = ComponentInput(status=statuses[n % len(statuses)])
         components.update_component(world.page_id, component["id"], fields)
 
     monkeypatch.setattr(unit_of_work, "run", counting_run)

@@ -100,12 +100,11 @@ def test_an_address_that_is_not_a_summary_or_does_not_answer_one_is_refused(
 def test_a_member_without_page_configuration_sees_the_list_but_no_control(
     console, make_user, world, source
 ):
-    from chalicelib import schemas
     from chalicelib.domain import components
 
-    link = schemas.ThirdPartyLink(summary_url=source.url, component_id="vendor-api")
+    link = components.ThirdPartyLink(summary_url=source.url, component_id="vendor-api")
     written = components.create_component(
-        world.page_id, schemas.ComponentCreateFields(name="Vendor API", third_party=link)
+        world.page_id, components.ComponentInput(name="Vendor API", third_party=link)
     )
     console.sign_in(make_user({"incident_manager": True}))
     shown = console.get(_screen(world))

@@ -32,9 +32,8 @@ def page_id(aws):
 @pytest.fixture
 def component_id(page_id):
     from chalicelib.domain import components
-    from chalicelib.schemas.components import ComponentFields
 
-    return components.create_component(page_id, ComponentFields(name="API")).record.id
+    return components.create_component(page_id, components.ComponentInput(name="API")).record.id
 
 
 @pytest.fixture
