@@ -314,6 +314,14 @@ def get_page(page_id: str) -> Page:
         raise errors.NotFound() from None
 
 
+def find_page(page_id: str, *, consistent: bool = False) -> Page | None:
+    """The page, or None when there is none (`consistent`: right after a write)."""
+    try:
+        return Page.get(page_id, consistent_read=consistent)
+    except Page.DoesNotExist:
+        return None
+
+
 def profile_of(page: Page) -> dict:
     return plain_dict(page.profile)
 

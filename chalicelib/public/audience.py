@@ -19,13 +19,16 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from chalicelib import clock
-from chalicelib.domain import signing
-from chalicelib.store.page_access import PageAccessUser
+from chalicelib.domain import page_access, signing
 from chalicelib.views import content
 from chalicelib.views.snapshot import Snapshot
 from chalicelib.web import tokens
+
+if TYPE_CHECKING:
+    from chalicelib.store.page_access import PageAccessUser
 
 SIGN_IN = "sign-in"  # the emailed link's token
 VIEWER = "viewer"  # the cookie's
@@ -100,7 +103,7 @@ def viewer_key(headers: dict[str, str]):
 
     def key_for(page_id: str) -> tuple | None:
         session = session_of(headers, page_id)
-        return (PageAccessUser, (page_id, session[0])) if session else None
+        return (page_access.USER, (page_id, session[0])) if session else None
 
     return key_for
 
@@ -109,7 +112,7 @@ def viewer_from(user: PageAccessUser | None, headers: dict[str, str]) -> Viewer 
     """The signed-in reader, from its user item as read with the snapshot (None: no cookie,
     the user was deleted since it signed in, or its session generation moved on: it signed
     out, or what it is or sees changed)."""
-    if not isinstance(user, PageAccessUser):
+    if not isinstance(user, page_access.USER):
         return None
     if session_of(headers, user.page_id) != (user.id, user.session_generation or 0):
         return None

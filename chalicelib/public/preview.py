@@ -3,11 +3,17 @@ console's preview): the page's current snapshot with its page part rebuilt from 
 page, rendered by the public page's own template. Metric charts, read when a page is viewed,
 are left out of a preview."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from chalicelib import clock
 from chalicelib.domain.pages import profile_of
 from chalicelib.public import html
-from chalicelib.store.models import Page
 from chalicelib.views import content, snapshot
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 
 def status_page_of(page: Page) -> str:

@@ -19,6 +19,8 @@ public path's file, status and headers), and the files it names, with `.gz` and 
 siblings where the store serves them; `published/{page_id}.json`, the version marker.
 """
 
+from __future__ import annotations
+
 import gzip
 import json
 import logging
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
@@ -37,10 +40,11 @@ from chalicelib.notify import queues
 from chalicelib.observability import metrics
 from chalicelib.public import caching, site
 from chalicelib.sitestore import SiteStore, current, hosts
-from chalicelib.store import snapshots
-from chalicelib.store.models import Page
 from chalicelib.views import content
 from chalicelib.views import snapshot as page_snapshot
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 try:
     import brotli
@@ -110,7 +114,7 @@ def request(page_id: str, delay_seconds: int = 0, *, force: bool = False) -> Non
 
 def request_due() -> int:
     """Ask for a publish of every page whose files are due (the every-minute function)."""
-    due = snapshots.due_pages(clock.now())
+    due = page_snapshot.due_pages(clock.now())
     if due:
         queues.send_batch(queues.PUBLISH, [{"page_id": page_id} for page_id in due])
     return len(due)
@@ -143,40 +147,31 @@ def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = 
     "published", "older" (a newer version was stored meanwhile) or "removed" (there is no
     such page)."""
     store = store or current()
-    item = snapshots.read(page_id, consistent=True)
-    if item is not None and not force and _current(item):
+    known = page_snapshot.publication_of(page_id)
+    if known is not None and not force and known.is_current(clock.now()):
         return "current"
     # One build of a page at a time: a publish that waited for another finds the files
     # current, or builds what came after.
     with _exclusive(store, page_id):
-        item = snapshots.read(page_id, consistent=True)
-        if item is not None and not force and _current(item):
+        known = page_snapshot.publication_of(page_id)
+        if known is not None and not force and known.is_current(clock.now()):
             return "current"
         built = build(page_id, store)
         if built is None:
             remove(page_id, store)
-            if item is not None:
-                snapshots.forget(page_id)
+            if known is not None:
+                page_snapshot.forget(page_id)
             return "removed"
         if not save(built, store):
             return "older"
-    snapshots.mark_published(page_id, built.changes, built.due)
-    if item is not None and int(item.published_changes or 0) < built.changes:  # shows a new write
-        metrics.publish_delay(item.changed_at, page_id)
-    if item is not None and int(item.published_changes or 0) < built.changes < int(
-        item.changes or 0
-    ):
+    page_snapshot.mark_published(page_id, built.changes, built.due)
+    if known is not None and (known.published_changes or 0) < built.changes:  # shows a new write
+        metrics.publish_delay(known.changed_at, page_id)
+    if known is not None and (known.published_changes or 0) < built.changes < known.changes:
         # Built before the indexes showed the last change: once more when they do. Only
         # while builds move on: one that shows no more than the last would ask forever.
         request(page_id, delay_seconds=max(1, int(config.index_settle_seconds())))
     return "published"
-
-
-def _current(item: snapshots.PageSnapshot) -> bool:
-    published = item.published_changes
-    if published is None or published < int(item.changes or 0):
-        return False
-    return item.publish_due is not None and item.publish_due > clock.now()
 
 
 def build(page_id: str, store: SiteStore) -> Build | None:
@@ -185,9 +180,8 @@ def build(page_id: str, store: SiteStore) -> Build | None:
     snapshot = page_snapshot.refresh(page_id, stored=False)
     if snapshot is None:
         return None
-    try:
-        page = Page.get(page_id, consistent_read=True)
-    except Page.DoesNotExist:
+    page = pages.find_page(page_id, consistent=True)
+    if page is None:
         return None
     now = clock.now()
     built = Build(

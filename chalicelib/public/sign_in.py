@@ -19,6 +19,7 @@ signs nobody out; and only a request that carries it has it cleared.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from botocore.exceptions import BotoCoreError, ClientError
 from chalice import Blueprint, Response
@@ -29,8 +30,10 @@ from chalicelib.http.routing import Router
 from chalicelib.notify import content, email
 from chalicelib.public import audience, caching, html
 from chalicelib.public.routes import HTML, Visit, public_view
-from chalicelib.store.page_access import PageAccessUser
 from chalicelib.web import security
+
+if TYPE_CHECKING:
+    from chalicelib.store.page_access import PageAccessUser
 
 logger = logging.getLogger(__name__)
 

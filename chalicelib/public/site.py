@@ -11,23 +11,28 @@ A page is served at several *mounts*: `/s/{id}`, `/s/{subdomain}`, the root of
 between them, so each mount gets its own files.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from chalicelib import clock, config
-from chalicelib.domain import metrics
+from chalicelib.domain import metrics, pages
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
 from chalicelib.public import days, html, metric_charts, routes, subscriptions
-from chalicelib.store.models import Page
 from chalicelib.views import content
 from chalicelib.views.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 # The query parameters that choose another file; any other parameter is ignored.
 VARIANT_KEYS = ("quarter", "month", "metric_period", "via")
@@ -101,11 +106,7 @@ def mounts_of(page: Page) -> list[Mount]:
 def _another_page(reference: str, page_id: str) -> bool:
     if not _LOOKS_LIKE_PAGE_ID.match(reference):
         return False
-    try:
-        Page.get(reference)
-    except Page.DoesNotExist:
-        return False
-    return True
+    return pages.find_page(reference) is not None
 
 
 def is_dynamic(snapshot: Snapshot) -> bool:

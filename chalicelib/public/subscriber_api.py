@@ -18,14 +18,18 @@ docs/public-subscribe-api.md says why.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from chalice import Blueprint, Response
 
 from chalicelib import clock, schemas
 from chalicelib.domain import errors, pages, subscribers
 from chalicelib.http.routing import ApiRequest, Router, json_response
 from chalicelib.public.routes import Visit, public_view
-from chalicelib.store.subscribers import Subscriber
 from chalicelib.web import security
+
+if TYPE_CHECKING:
+    from chalicelib.store.subscribers import Subscriber
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from chalice import Blueprint, Response
 
@@ -22,9 +23,11 @@ from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
 from chalicelib.public import caching, html, subscriber_api
 from chalicelib.public.routes import HTML, Visit, public_view, refusal
-from chalicelib.store.subscribers import Subscriber
 from chalicelib.views import snapshot as page_snapshot
 from chalicelib.web import security
+
+if TYPE_CHECKING:
+    from chalicelib.store.subscribers import Subscriber
 
 blueprint = Blueprint(__name__)
 router = Router(blueprint, "public status page")

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, config
 from chalicelib.domain import components, incidents, metrics, uptime
-from chalicelib.domain.pages import profile_of
+from chalicelib.domain.pages import find_page, profile_of
 from chalicelib.recent import Recent
 from chalicelib.store import snapshots
 from chalicelib.store.base import read_together
@@ -79,9 +79,8 @@ def refresh(
     if unless_current and marked is not None and (marked.current or (any_body and marked.body)):
         return _decoded_snapshot(marked)  # another view built it meanwhile
     changes = _changes_shown(marked, read_at)
-    try:
-        page = Page.get(page_id, consistent_read=True)
-    except Page.DoesNotExist:
+    page = find_page(page_id, consistent=True)
+    if page is None:
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
@@ -255,6 +254,55 @@ def _load_by_name(kind: str, name: str, alongside: Alongside = None) -> Snapshot
     except Claim.DoesNotExist:
         return None
     return load(page_id, alongside)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What the page's snapshot item says of its published files (`chalicelib.public.publish`
+    keeps them)."""
+
+    changes: int  # the public writes committed to the page
+    changed_at: datetime | None  # when the last one was
+    published_changes: int | None  # the writes the files show; None: never published
+    due: datetime | None  # when what the files show changes with time alone
+
+    def is_current(self, now: datetime) -> bool:
+        """The files show every write, and time has not changed them yet."""
+        if self.published_changes is None or self.published_changes < self.changes:
+            return False
+        return self.due is not None and self.due > now
+
+
+def publication_of(page_id: str) -> Publication | None:
+    """The page's publication (one consistent GetItem: a publish runs right after the write it
+    must show), or None when its snapshot item is not there."""
+    item = snapshots.read(page_id, consistent=True)
+    if item is None:
+        return None
+    published = item.published_changes
+    return Publication(
+        int(item.changes or 0),
+        item.changed_at,
+        None if published is None else int(published),
+        item.publish_due,
+    )
+
+
+def due_pages(now: datetime) -> list[str]:
+    """The ids of the pages whose published files are due by `now` (one Query of a sparse
+    index, never of the table)."""
+    return snapshots.due_pages(now)
+
+
+def mark_published(page_id: str, changes: int, due: datetime) -> None:
+    """The page's files show `changes` writes and are due again at `due` (or now, if a write
+    came meanwhile)."""
+    snapshots.mark_published(page_id, changes, due)
+
+
+def forget(page_id: str) -> None:
+    """A page that is gone: its snapshot item goes too."""
+    snapshots.forget(page_id)
 
 
 _decoded: Recent[str, dict] = Recent(_DECODED_CACHE_SIZE)
