@@ -9,6 +9,7 @@ from chalice import Blueprint
 from chalicelib import clock, schemas
 from chalicelib.api.incidents import INCIDENT_MANAGER
 from chalicelib.domain import components, incident_templates
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
 from chalicelib.views.components import component_out
@@ -69,6 +70,6 @@ def list_incident_templates(request: ApiRequest):
 )
 def create_incident_template(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
-    fields = request.parse().template
+    fields = plain(request.parse().template, incident_templates.TemplateInput)
     template = incident_templates.create_template(page.id, fields)
     return template_out(template, components.components_of(page.id))

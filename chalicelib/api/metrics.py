@@ -8,6 +8,7 @@ from chalicelib import schemas
 from chalicelib.api.metrics_providers import PROVIDER
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics, metrics_providers
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import limit_and_after, paginate
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.notify import queues
@@ -46,7 +47,7 @@ def list_provider_metrics(request: ApiRequest):
 )
 def create_metric(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().metric
+    fields = plain(request.parse().metric, metrics.MetricInput)
     provider_id = request.params["metrics_provider_id"]
     return metric_out(metrics.create_metric(page.id, provider_id, fields))
 
@@ -76,7 +77,11 @@ def list_metrics(request: ApiRequest):
 def add_data_points(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     batch = request.parse()
-    queues.send(queues.METRIC_DATA, metrics.batch_message(page.id, batch.data))
+    data = {
+        metric_id: [plain(point, metrics.Point) for point in points]
+        for metric_id, points in batch.data.items()
+    }
+    queues.send(queues.METRIC_DATA, metrics.batch_message(page.id, data))
     return Reply(batch.model_dump(mode="json"), status=202)
 
 
@@ -91,7 +96,7 @@ def get_metric(request: ApiRequest):
 )
 def update_metric(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().metric
+    fields = plain(request.parse().metric, metrics.MetricInput)
     return metric_out(metrics.update_metric(page.id, request.params["metric_id"], fields))
 
 
@@ -112,7 +117,7 @@ def delete_metric(request: ApiRequest):
 )
 def add_data_point(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    point = request.parse().data
+    point = plain(request.parse().data, metrics.Point)
     stored = metrics.add_point(page.id, request.params["metric_id"], point)
     return schemas.DataPointAdded(
         data=schemas.DataPoint(timestamp=int(stored.at), value=stored.value)

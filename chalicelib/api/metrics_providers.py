@@ -9,6 +9,7 @@ from chalice import Blueprint
 from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import metrics_providers
+from chalicelib.http.inputs import plain
 from chalicelib.http.routing import ApiRequest, Router
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def list_metrics_providers(request: ApiRequest):
 )
 def create_metrics_provider(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().metrics_provider
+    fields = plain(request.parse().metrics_provider, metrics_providers.ProviderInput)
     return provider_out(metrics_providers.create_provider(page.id, fields))
 
 
@@ -89,7 +90,7 @@ def get_metrics_provider(request: ApiRequest):
 )
 def update_metrics_provider(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().metrics_provider
+    fields = plain(request.parse().metrics_provider, metrics_providers.ProviderInput)
     provider_id = request.params["metrics_provider_id"]
     return provider_out(metrics_providers.update_provider(page.id, provider_id, fields))
 

@@ -11,6 +11,7 @@ from chalicelib.domain import organizations, pages
 from chalicelib.domain.organizations import ROLES
 from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_owner
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import paginate
 from chalicelib.http.routing import ApiRequest, Router
 
@@ -77,7 +78,8 @@ def create_user(request: ApiRequest):
     organization_id = request.params["organization_id"]
     require_organization(request.principal, organization_id)
     require_owner(request.principal)
-    return user_out(organizations.add_user(organization_id, request.parse().user))
+    fields = plain(request.parse().user, organizations.UserInput)
+    return user_out(organizations.add_user(organization_id, fields))
 
 
 @router.route(USER, ["DELETE"], summary="Delete a user", response="UserOut")

@@ -8,6 +8,7 @@ from chalicelib import schemas
 from chalicelib.api.incidents import INCIDENT, INCIDENT_MANAGER
 from chalicelib.domain import postmortems
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.http.routing import ApiRequest, Router
 
 blueprint = Blueprint(__name__)
@@ -55,7 +56,7 @@ def save_postmortem_draft(request: ApiRequest):
 )
 def publish_postmortem(request: ApiRequest):
     page = request.page(INCIDENT_MANAGER)
-    options = request.parse().postmortem
+    options = plain(request.parse().postmortem, postmortems.PublishOptions)
     return postmortem_out(postmortems.publish_on_page(page, request.params["incident_id"], options))
 
 

@@ -15,6 +15,7 @@ from chalicelib.console.views import BASE, Screen, console_view, page_heading, r
 from chalicelib.domain import components, incident_templates, organizations
 from chalicelib.domain import incident_states as states
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 
 TEMPLATES = "/pages/{page_id}/templates"
 TEMPLATE = TEMPLATES + "/{template_id}"
@@ -35,7 +36,7 @@ def _context(screen: Screen, role: str | None = None) -> dict:
     }
 
 
-def _values(screen: Screen) -> dict:
+def _values(screen: Screen) -> incident_templates.TemplateInput:
     """The form's `template[...]` fields as the API takes them, every field of a template."""
     fields = screen.form.get("template")
     if not isinstance(fields, dict):
@@ -44,7 +45,7 @@ def _values(screen: Screen) -> dict:
         if fields.get(name) == "":
             del fields[name]
     body = errors.validated(schemas.IncidentTemplateCreate, {"template": fields}, "template")
-    return body.template
+    return plain(body.template, incident_templates.TemplateInput)
 
 
 def _back(page_id: str, done: str) -> Response:
@@ -79,8 +80,8 @@ def show_template(screen: Screen) -> Response:
 @console_view(TEMPLATE, ("POST",))
 def update_template(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], ROLE)
-    values = _values(screen).model_dump()
-    incident_templates.update_template(page.id, screen.request.params["template_id"], values)
+    fields = _values(screen)
+    incident_templates.update_template(page.id, screen.request.params["template_id"], fields)
     return _back(page.id, "Template saved")
 
 

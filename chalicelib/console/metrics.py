@@ -23,6 +23,7 @@ from chalicelib.domain import metrics, metrics_providers
 from chalicelib.domain.errors import NotAllowed
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.http.multipart import UploadedFile
 from chalicelib.public import metric_charts
 from chalicelib.views.metrics import metric_out
@@ -103,8 +104,9 @@ def list_metrics(screen: Screen) -> Response:
 def create_provider(screen: Screen) -> Response:
     page = screen.page(_page_id(screen), PAGE_CONFIGURATION)
     body = {"metrics_provider": _fields(screen, "metrics_provider")}
-    fields = errors.validated(schemas.MetricsProviderCreate, body, "metrics_provider")
-    provider = metrics_providers.create_provider(page.id, fields.metrics_provider)
+    parsed = errors.validated(schemas.MetricsProviderCreate, body, "metrics_provider")
+    fields = plain(parsed.metrics_provider, metrics_providers.ProviderInput)
+    provider = metrics_providers.create_provider(page.id, fields)
     return _back(page.id, f"{provider.type} provider linked")
 
 
@@ -122,7 +124,7 @@ def create_metric(screen: Screen) -> Response:
     if not isinstance(provider_id, str) or not provider_id:
         raise errors.invalid("metrics_provider_id", "is required")
     body = errors.validated(schemas.MetricCreate, {"metric": _fields(screen, "metric")}, "metric")
-    metric = metrics.create_metric(page.id, provider_id, body.metric)
+    metric = metrics.create_metric(page.id, provider_id, plain(body.metric, metrics.MetricInput))
     return _back(page.id, "Metric added", metric.id)
 
 
@@ -172,7 +174,7 @@ def chart_markup(chart: metric_charts.Chart, time_zone: str):
 def update_metric(screen: Screen) -> Response:
     page_id, metric = _metric(screen, PAGE_CONFIGURATION)
     body = errors.validated(schemas.MetricUpdate, {"metric": _fields(screen, "metric")}, "metric")
-    metrics.update_metric(page_id, metric.id, body.metric)
+    metrics.update_metric(page_id, metric.id, plain(body.metric, metrics.MetricInput))
     return _back(page_id, "Metric saved", metric.id)
 
 
@@ -197,7 +199,7 @@ def add_value(screen: Screen) -> Response:
         seconds = metric_upload.unix_seconds(given, screen.zone)
         fields["timestamp"] = seconds if seconds is not None else given
     point = errors.validated(schemas.DataPointCreate, {"data": fields}, "data").data
-    metrics.add_point(page_id, metric.id, point)
+    metrics.add_point(page_id, metric.id, plain(point, metrics.Point))
     return _back(page_id, "Value added", metric.id)
 
 
@@ -237,8 +239,7 @@ def confirm_upload(screen: Screen) -> Response:
         raise errors.invalid("rows", "is missing")
     preview = metric_upload.read("\n".join(carried), screen.zone)
     for row in preview.rows:
-        point = schemas.DataPoint(timestamp=row.timestamp, value=row.value)
-        metrics.add_point(page_id, metric.id, point)
+        metrics.add_point(page_id, metric.id, metrics.Point(row.timestamp, row.value))
     done = f"{len(preview.rows)} values added"
     if preview.refused:
         done += f"; {len(preview.refused)} skipped"

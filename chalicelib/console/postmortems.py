@@ -11,6 +11,7 @@ from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import incidents, organizations, pages, postmortems
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 
 INCIDENT_MANAGER = organizations.INCIDENT_MANAGER
 POSTMORTEM = "/pages/{page_id}/incidents/{incident_id}/postmortem"
@@ -62,8 +63,8 @@ def publish_postmortem(screen: Screen) -> Response:
     page_id, incident_id = _ids(screen)
     page = screen.page(page_id, INCIDENT_MANAGER)
     body = {"postmortem": screen.form.get("postmortem") or {}}
-    options = errors.validated(schemas.PostmortemPublish, body, "postmortem").postmortem
-    postmortems.publish_on_page(page, incident_id, options)
+    parsed = errors.validated(schemas.PostmortemPublish, body, "postmortem").postmortem
+    postmortems.publish_on_page(page, incident_id, plain(parsed, postmortems.PublishOptions))
     return redirect(f"{BASE}{POSTMORTEM.format(page_id=page_id, incident_id=incident_id)}")
 
 

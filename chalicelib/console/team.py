@@ -15,6 +15,7 @@ from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import credentials, organizations, pages
 from chalicelib.http import auth, errors
+from chalicelib.http.inputs import plain
 
 if TYPE_CHECKING:
     from chalicelib.store.models import User  # annotations only: read by the domain
@@ -98,7 +99,8 @@ def add_user(screen: Screen) -> Response:
     password = credentials.new_one_time_password()
     given = screen.form.get("user") if isinstance(screen.form.get("user"), dict) else {}
     body = {"user": {**given, "password": password}}
-    fields = errors.validated(schemas.UserCreate, body, "user").user
+    parsed = errors.validated(schemas.UserCreate, body, "user").user
+    fields = plain(parsed, organizations.UserInput)
     user = organizations.add_user(page.organization_id, fields, one_time_password=True)
     organizations.set_roles_on_page(user, page.id, _chosen_roles(screen.form))
     return _team(screen, new_user={"email": user.email, "password": password})

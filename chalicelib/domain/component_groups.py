@@ -16,7 +16,7 @@ from chalicelib.domain.components import (
     edit_components,
     remove,
 )
-from chalicelib.domain.inputs import UNSET, Unset
+from chalicelib.domain.inputs import UNSET, Unset, or_none
 from chalicelib.store.components import Component
 
 MEMBERS = "components"
@@ -65,7 +65,7 @@ def create_group(page_id: str, fields: GroupInput) -> Written:
             page_id,
             ids.new_id(),
             name=fields.name,
-            description=None if fields.description is UNSET else fields.description,
+            description=or_none(fields.description),
             group=True,
             status=OPERATIONAL,
             showcase=False,

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
-from chalicelib import clock, ids, schemas
+from dataclasses import asdict, dataclass
+
+from chalicelib import clock, ids
 from chalicelib.domain import components, errors, unit_of_work
 from chalicelib.domain import incident_states as states
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.incidents import IncidentTemplate
+
+
+@dataclass(frozen=True)
+class TemplateInput:
+    """Every field of a template: a new one and an edited one are given whole."""
+
+    name: str
+    title: str
+    body: str
+    group_id: str | None
+    update_status: str | None
+    should_tweet: bool
+    should_send_notifications: bool
+    component_ids: list[str]
 
 
 def templates_of(page_id: str) -> list[IncidentTemplate]:
@@ -32,8 +48,8 @@ def _check(page_id: str, values: dict) -> None:
         components.check_named(records, [values["group_id"]], "group_id", group=True)
 
 
-def create_template(page_id: str, fields: schemas.IncidentTemplateFields) -> IncidentTemplate:
-    values = fields.model_dump()
+def create_template(page_id: str, fields: TemplateInput) -> IncidentTemplate:
+    values = asdict(fields)
     _check(page_id, values)
     moment = clock.now()
     template = IncidentTemplate(
@@ -48,8 +64,9 @@ def create_template(page_id: str, fields: schemas.IncidentTemplateFields) -> Inc
     return unit_of_work.run(page_id, change)
 
 
-def update_template(page_id: str, template_id: str, values: dict) -> IncidentTemplate:
-    """Replace the template's fields with `values` (every field of a template, by name)."""
+def update_template(page_id: str, template_id: str, fields: TemplateInput) -> IncidentTemplate:
+    """Replace every field of the template with those given."""
+    values = asdict(fields)
     _check(page_id, values)
 
     def change(work: Work) -> IncidentTemplate:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class Unset(Enum):
@@ -28,6 +30,11 @@ class Unset(Enum):
 
 
 UNSET = Unset.UNSET
+
+
+def or_none(value: T | Unset) -> T | None:
+    """The value given, or None when none was."""
+    return None if value is UNSET else value
 
 
 def given(inputs: Any) -> dict[str, Any]:

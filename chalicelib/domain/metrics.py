@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import clock, ids, schemas
+from chalicelib import clock, ids
 from chalicelib.domain import errors, metrics_providers, unit_of_work
+from chalicelib.domain.inputs import UNSET, Unset, given
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.metrics import Metric, MetricPoint
 
@@ -48,15 +49,42 @@ def _check_axis(metric: Metric) -> None:
         raise errors.invalid("y_axis_max", "must be greater than y_axis_min")
 
 
-def _apply(metric: Metric, fields: schemas.MetricFields) -> None:
-    for name, value in fields.model_dump(exclude_unset=True).items():
+@dataclass(frozen=True)
+class MetricInput:
+    """A new metric (a name at least), or what an update changes: every field is UNSET when
+    not given; null clears one that may be empty and leaves those that always have a value
+    (`name`, `display`, `y_axis_hidden`, `suffix`)."""
+
+    name: str | None | Unset = UNSET
+    metric_identifier: str | None | Unset = UNSET
+    transform: str | None | Unset = UNSET
+    application_id: str | None | Unset = UNSET
+    suffix: str | None | Unset = UNSET
+    y_axis_min: float | None | Unset = UNSET
+    y_axis_max: float | None | Unset = UNSET
+    y_axis_hidden: bool | None | Unset = UNSET
+    display: bool | None | Unset = UNSET
+    decimal_places: int | None | Unset = UNSET
+    tooltip_description: str | None | Unset = UNSET
+
+
+@dataclass(frozen=True)
+class Point:
+    """A data point of a custom metric."""
+
+    timestamp: int  # Unix seconds
+    value: int | float
+
+
+def _apply(metric: Metric, fields: MetricInput) -> None:
+    for name, value in given(fields).items():
         if value is None and name in ("name", "display", "y_axis_hidden", "suffix"):
             continue  # these always have a value
         setattr(metric, name, value)
     _check_axis(metric)
 
 
-def create_metric(page_id: str, provider_id: str, fields: schemas.MetricCreateFields) -> Metric:
+def create_metric(page_id: str, provider_id: str, fields: MetricInput) -> Metric:
     provider = metrics_providers.get_provider(page_id, provider_id)
     moment = clock.now()
     metric = Metric(
@@ -78,7 +106,7 @@ def create_metric(page_id: str, provider_id: str, fields: schemas.MetricCreateFi
     return unit_of_work.run(page_id, change)
 
 
-def update_metric(page_id: str, metric_id: str, fields: schemas.MetricFields) -> Metric:
+def update_metric(page_id: str, metric_id: str, fields: MetricInput) -> Metric:
     def change(work: Work) -> Metric:
         metric = get_metric(page_id, metric_id)
         _apply(metric, fields)
@@ -124,7 +152,7 @@ def _check_time(timestamp: int) -> None:
         raise errors.invalid("timestamp", "must be at most 28 days in the past")
 
 
-def add_point(page_id: str, metric_id: str, point: schemas.DataPoint) -> MetricPoint:
+def add_point(page_id: str, metric_id: str, point: Point) -> MetricPoint:
     """Stores the point in its interval (replacing any earlier one there) and moves the
     metric's `most_recent_data_at` forward when the point is its newest."""
     metric = get_metric(page_id, metric_id)
@@ -196,7 +224,7 @@ def points_of(
 MAX_BATCH_POINTS = 3000
 
 
-def batch_message(page_id: str, data: dict[str, list[schemas.DataPoint]]) -> dict:
+def batch_message(page_id: str, data: dict[str, list[Point]]) -> dict:
     """Checks a batch whole (every metric the page's and custom, 3,000 points at most) and
     returns the message that carries it to `write_batch`; points outside the backfill window
     are dropped when written."""

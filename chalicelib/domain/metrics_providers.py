@@ -7,8 +7,11 @@ use with a conditional put that two concurrent readers cannot double.
 
 from __future__ import annotations
 
-from chalicelib import clock, ids, schemas
+from dataclasses import dataclass
+
+from chalicelib import clock, ids
 from chalicelib.domain import credentials, errors, unit_of_work
+from chalicelib.domain.inputs import UNSET, Unset, given, or_none
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.base import plain_dict
 from chalicelib.store.metrics import Metric, MetricsProvider
@@ -23,6 +26,22 @@ REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     SELF: (),
 }
 SECRET_FIELDS = ("email", "password", "api_key", "api_token", "application_key")
+
+
+@dataclass(frozen=True)
+class ProviderInput:
+    """A provider to link (its type, and the credentials the type requires), or what an
+    update changes: None leaves a field as it is; `metric_base_uri` and `disabled` are UNSET
+    when not given (null clears the URI)."""
+
+    type: str | None = None
+    email: str | None = None
+    password: str | None = None
+    api_key: str | None = None
+    api_token: str | None = None
+    application_key: str | None = None
+    metric_base_uri: str | None | Unset = UNSET
+    disabled: bool | None | Unset = UNSET
 
 
 def available() -> list[dict]:
@@ -76,7 +95,7 @@ def get_provider(page_id: str, provider_id: str) -> MetricsProvider:
         raise errors.NotFound() from None
 
 
-def _secrets(fields: schemas.MetricsProviderFields) -> dict[str, str]:
+def _secrets(fields: ProviderInput) -> dict[str, str]:
     return {
         name: credentials.password_hash(getattr(fields, name))
         for name in SECRET_FIELDS
@@ -84,7 +103,7 @@ def _secrets(fields: schemas.MetricsProviderFields) -> dict[str, str]:
     }
 
 
-def create_provider(page_id: str, fields: schemas.MetricsProviderCreateFields) -> MetricsProvider:
+def create_provider(page_id: str, fields: ProviderInput) -> MetricsProvider:
     if fields.type not in REQUIRED_FIELDS:
         raise errors.invalid("type", f"must be one of {', '.join(REQUIRED_FIELDS)}")
     if fields.type == SELF:
@@ -102,7 +121,7 @@ def create_provider(page_id: str, fields: schemas.MetricsProviderCreateFields) -
         ids.new_id(),
         type=fields.type,
         disabled=bool(fields.disabled),
-        metric_base_uri=fields.metric_base_uri,
+        metric_base_uri=or_none(fields.metric_base_uri),
         credentials=_secrets(fields),
         created_at=moment,
         updated_at=moment,
@@ -116,9 +135,7 @@ def create_provider(page_id: str, fields: schemas.MetricsProviderCreateFields) -
     return unit_of_work.run(page_id, change)
 
 
-def update_provider(
-    page_id: str, provider_id: str, fields: schemas.MetricsProviderFields
-) -> MetricsProvider:
+def update_provider(page_id: str, provider_id: str, fields: ProviderInput) -> MetricsProvider:
     def change(work: Work) -> MetricsProvider:
         work.quiet()
         provider = get_provider(page_id, provider_id)
@@ -127,9 +144,9 @@ def update_provider(
         secrets = _secrets(fields)
         if secrets and provider.type == SELF:
             raise errors.invalid("type", "the Self provider takes no credentials")
-        changes = fields.model_dump(include={"metric_base_uri", "disabled"}, exclude_unset=True)
-        for name, value in changes.items():
-            setattr(provider, name, value)
+        for name, value in given(fields).items():
+            if name in ("metric_base_uri", "disabled"):
+                setattr(provider, name, value)
         if secrets:
             provider.credentials = {**plain_dict(provider.credentials), **secrets}
         provider.updated_at = work.moment

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from chalicelib import clock, ids, schemas
+from dataclasses import dataclass
+
+from chalicelib import clock, ids
 from chalicelib.domain import credentials, errors
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import ApiKey, Organization, User
@@ -11,6 +13,16 @@ PAGE_CONFIGURATION = "page_configuration"
 INCIDENT_MANAGER = "incident_manager"
 MAINTENANCE_MANAGER = "maintenance_manager"
 ROLES = (PAGE_CONFIGURATION, INCIDENT_MANAGER, MAINTENANCE_MANAGER)
+
+
+@dataclass(frozen=True)
+class UserInput:
+    """A new user who signs in with `password`."""
+
+    email: str
+    password: str
+    first_name: str
+    last_name: str
 
 
 def incident_role(scheduled: bool) -> str:
@@ -56,9 +68,7 @@ def create_user(
     return user
 
 
-def add_user(
-    organization_id: str, fields: schemas.UserFields, *, one_time_password: bool = False
-) -> User:
+def add_user(organization_id: str, fields: UserInput, *, one_time_password: bool = False) -> User:
     """A new user of the organization who signs in with the body's password (with
     `one_time_password`: handed out by the console, to be changed at the first sign-in); an email the organization
     already has is refused (the API and the console both add users so)."""
@@ -91,6 +101,13 @@ def get_user(user_id: str) -> User | None:
     try:
         return User.get(user_id)
     except User.DoesNotExist:
+        return None
+
+
+def find_organization(organization_id: str) -> Organization | None:
+    try:
+        return Organization.get(organization_id)
+    except Organization.DoesNotExist:
         return None
 
 

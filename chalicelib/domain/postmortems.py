@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from chalicelib import clock, schemas
+from chalicelib import clock
 from chalicelib.domain import errors, incidents, pages, unit_of_work
 from chalicelib.domain.markdown_text import strip_harmful
 from chalicelib.domain.unit_of_work import Work
@@ -17,6 +18,16 @@ from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 
 POSTMORTEM_EVENT = "postmortem_published"
+
+
+@dataclass(frozen=True)
+class PublishOptions:
+    """What a client asks of a publication: emails to subscribers, a social post (its text,
+    or None for the default one)."""
+
+    notify_subscribers: bool
+    notify_social: bool
+    custom_post: str | None
 
 
 def postmortem_of(record: IncidentRecord) -> dict | None:
@@ -135,7 +146,7 @@ def publish(
     return _change(page_id, incident_id, edit)
 
 
-def publish_on_page(page: Page, incident_id: str, options: schemas.PostmortemPublishFields) -> dict:
+def publish_on_page(page: Page, incident_id: str, options: PublishOptions) -> dict:
     """Publish with the options a client chose, as far as the page allows them (emails to
     subscribers only where the page has email subscribers, a social post only with an
     account)."""

@@ -68,7 +68,7 @@ def write(page_id: str, metric_id: str, points: list[tuple[int, float]], progres
     missing = [(at, value) for at, value in points if stored.get(at) != float(value)]
     for start in range(0, len(missing), metrics.MAX_BATCH_POINTS):
         batch = [
-            schemas.DataPoint(timestamp=at, value=value)
+            metrics.Point(at, value)
             for at, value in missing[start : start + metrics.MAX_BATCH_POINTS]
         ]
         metrics.write_batch(metrics.batch_message(page_id, {metric_id: batch}))

@@ -65,13 +65,8 @@ NOT_YET: dict[str, set[str]] = {
 DOMAIN_MODULES_STILL_ON_SCHEMAS = {
     "chalicelib.domain.access_subscriptions",
     "chalicelib.domain.imported",
-    "chalicelib.domain.incident_templates",
     "chalicelib.domain.incidents",
-    "chalicelib.domain.metrics",
-    "chalicelib.domain.metrics_providers",
-    "chalicelib.domain.organizations",
     "chalicelib.domain.pages",
-    "chalicelib.domain.postmortems",
     "chalicelib.domain.subscribers",
 }
 
