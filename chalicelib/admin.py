@@ -50,12 +50,10 @@ def one_time_password(user_id: str) -> str:
     """A new random password for a user, to sign in to the console (`/manage`); it is
     printed once and only its hash is kept."""
     from chalicelib.domain import credentials, organizations
-    from chalicelib.store.models import User
 
-    try:
-        user = User.get(user_id)
-    except User.DoesNotExist:
-        raise SystemExit(f"error: no user {user_id}") from None
+    user = organizations.get_user(user_id)
+    if user is None:
+        raise SystemExit(f"error: no user {user_id}")
     password = credentials.new_one_time_password()
     organizations.set_password(user, password, one_time=True)
     return password
@@ -70,11 +68,10 @@ def index_recipients() -> int:
     so never on a request path). The local stack runs it at start; on AWS run it once after
     deploying this version."""
     from chalicelib.domain import subscribers
-    from chalicelib.store.subscribers import Subscriber
 
     if subscribers.recipient_items_are_current():
         return 0
-    return subscribers.index_recipients(Subscriber.scan())
+    return subscribers.index_recipients(subscribers.every_subscriber())
 
 
 def _index_recipients(args) -> dict:
@@ -103,12 +100,10 @@ def _create_user(args) -> dict:
 
 def _create_key(args) -> dict:
     from chalicelib.domain import organizations
-    from chalicelib.store.models import User
 
-    try:
-        user = User.get(args.user)
-    except User.DoesNotExist:
-        raise SystemExit(f"error: no user {args.user}") from None
+    user = organizations.get_user(args.user)
+    if user is None:
+        raise SystemExit(f"error: no user {args.user}")
     return {"api_key": organizations.create_api_key(user)}
 
 
@@ -135,11 +130,11 @@ def publish_all() -> int:
     """Ask for a publish of every page whose files were never published, or published under
     other settings (the first start after an upgrade, or after `PUBLIC_DOMAIN` changed);
     returns how many."""
+    from chalicelib.domain import pages
     from chalicelib.public import publish
-    from chalicelib.store.models import Page
 
     asked = 0
-    for page in Page.scan():
+    for page in pages.every_page():
         if not publish.is_published(page.id):
             publish.request(page.id, force=True)
             asked += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -20,6 +21,7 @@ from chalicelib.domain import (
     import_mapping,
     imported,
     metrics,
+    organizations,
     page_access,
     pages,
     subscribers,
@@ -27,8 +29,9 @@ from chalicelib.domain import (
 from chalicelib.importer import from_file, metric_data
 from chalicelib.importer.progress import Progress
 from chalicelib.importer.source import Reader, Source, SourceError, SourceMissing
-from chalicelib.store.models import Organization, Page
-from chalicelib.store.page_access import PageAccessGroup, PageAccessUser
+
+if TYPE_CHECKING:
+    from chalicelib.store.models import Page
 
 # Page fields the source's page is copied into; the images come by their URL (the image's
 # own name in a page read, the field that sets it in a write: `pages.IMAGES`).
@@ -179,8 +182,8 @@ def _write_access(
     """Groups, then users (who name their groups): each through the rules of page access,
     which keep both sides of a membership and every user's view."""
     kinds = (
-        ("page_access_groups", PageAccessGroup, imported.access_group_fields),
-        ("page_access_users", PageAccessUser, imported.access_user_fields),
+        ("page_access_groups", page_access.GROUP, imported.access_group_fields),
+        ("page_access_users", page_access.USER, imported.access_user_fields),
     )
     ours: dict[str, dict[str, str]] = {}
     stamps: dict[str, tuple] = {}
@@ -266,19 +269,16 @@ def _check_limits(found: dict) -> None:
 def _target(request: Request) -> Page | None:
     """The page written into: `--into` (of the organization), the one an earlier import
     made, or (None) a new one."""
-    try:
-        Organization.get(request.organization_id)
-    except Organization.DoesNotExist:
-        raise ImportRefused(f"no organization {request.organization_id}") from None
+    if organizations.find_organization(request.organization_id) is None:
+        raise ImportRefused(f"no organization {request.organization_id}")
     page_id = request.into or import_mapping.target_of(
         f"organization#{request.organization_id}#page", request.source_page_id
     )
     if page_id is None:
         return None
-    try:
-        page = Page.get(page_id, consistent_read=True)
-    except Page.DoesNotExist:
-        raise ImportRefused(f"no page {page_id} here (--into)") from None
+    page = pages.find_page(page_id, consistent=True)
+    if page is None:
+        raise ImportRefused(f"no page {page_id} here (--into)")
     if page.organization_id != request.organization_id:
         raise ImportRefused(f"page {page_id} belongs to another organization")
     return page
