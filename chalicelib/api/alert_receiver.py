@@ -82,14 +82,14 @@ def _follow_incident(integration: Integration, receipt: Receipt) -> None:
     says so (and forget it either way: the next outage opens a new one)."""
     page_id, open_id = integration.page_id, integration.open_incident_id
     if integration.incident_template_id and receipt.broke and not open_id:
-        fields = schemas.IncidentFields(
+        fields = incidents.IncidentInput(
             template_id=integration.incident_template_id, component_ids=receipt.broke
         )
         incident = incidents.create_incident(page_id, fields)
         integrations.remember_incident(page_id, integration.id, incident.record.id)
     elif open_id and receipt.all_clear:
         if integration.resolve_incident and _still_open(page_id, open_id):
-            resolving = schemas.IncidentFields(status="resolved", body=RESOLVED_BODY)
+            resolving = incidents.IncidentInput(status="resolved", body=RESOLVED_BODY)
             incidents.update_incident(page_id, open_id, resolving)
         integrations.remember_incident(page_id, integration.id, None)
 

@@ -7,6 +7,7 @@ from chalice import Blueprint
 from chalicelib import schemas
 from chalicelib.domain import incidents, organizations
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import page_and_size
 from chalicelib.http.routing import ApiRequest, Router
 from chalicelib.views.incidents import incident_out, update_out
@@ -79,7 +80,7 @@ for _path, (_summary, _keep) in LISTS.items():
     status=201,
 )
 def create_incident(request: ApiRequest):
-    fields = request.parse().incident
+    fields = plain(request.parse().incident, incidents.IncidentInput)
     request.page(organizations.incident_role(incidents.is_scheduled(fields)))
     return incident_out(incidents.create_incident(request.params["page_id"], fields))
 
@@ -101,7 +102,7 @@ def get_incident(request: ApiRequest):
 )
 def update_incident(request: ApiRequest):
     page_id, incident_id = request.params["page_id"], request.params["incident_id"]
-    fields = request.parse().incident
+    fields = plain(request.parse().incident, incidents.IncidentInput)
     request.page()
     existing = incidents.get_incident(page_id, incident_id)
     request.page(organizations.incident_role(existing.record.scheduled))

@@ -13,6 +13,7 @@ from chalicelib.console.incidents import authorized_incident, incident_fields
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import incident_states as states
 from chalicelib.domain import incidents, organizations, pages
+from chalicelib.domain.inputs import or_none
 from chalicelib.http import errors
 from chalicelib.views.incidents import incident_out
 
@@ -50,7 +51,7 @@ def save_incident(screen: Screen) -> Response:
     maintenance's window; no update is appended, no one is notified."""
     incident = authorized_incident(screen)
     fields = incident_fields(screen, schemas.IncidentUpdate)
-    if fields.status is not None or fields.body is not None:
+    if or_none(fields.status) is not None or or_none(fields.body) is not None:
         raise errors.unprocessable({"incident": ["post updates from the incident's screen"]})
     page_id = incident.record.page_id
     incidents.update_incident(page_id, incident.record.id, fields)

@@ -27,6 +27,7 @@ from chalicelib.domain import (
 )
 from chalicelib.domain import incident_states as states
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.views.incidents import incident_out
 
 # The form's time fields, read in the page's zone.
@@ -43,7 +44,7 @@ MAINTENANCE_FLAGS = {
 }
 
 
-def incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
+def incident_fields(screen: Screen, schema: type) -> incidents.IncidentInput:
     """The form's `incident[...]` fields as the API would take them: a component left at
     "not affected" is not named; times are read in the zone of the page (`screen.page`
     first)."""
@@ -61,7 +62,8 @@ def incident_fields(screen: Screen, schema: type) -> schemas.IncidentFields:
     for name in TIME_FIELDS:
         if isinstance(fields.get(name), str):
             fields[name] = screen.time_input(fields[name])
-    return errors.validated(schema, {"incident": fields}, "incident").incident
+    body = errors.validated(schema, {"incident": fields}, "incident")
+    return plain(body.incident, incidents.IncidentInput)
 
 
 def _form_context(screen: Screen, page_id: str, scheduled: bool) -> dict:

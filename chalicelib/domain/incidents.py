@@ -15,12 +15,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
-from chalicelib import clock, ids, schemas
+from chalicelib import clock, ids
 from chalicelib.domain import component_effects, errors, unit_of_work
 from chalicelib.domain import incident_states as states
+from chalicelib.domain.inputs import UNSET, Unset, accepted, filled, given
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.incidents import (
     INCIDENT_PREFIX,
@@ -47,6 +48,37 @@ BRIEF_BODY_CHARS = 300
 READ_PAGE_SIZE = 10
 # DynamoDB takes at most 100 writes in a transaction; an incident write needs a few of its own.
 MAX_COMPONENTS_PER_WRITE = 40
+
+
+@dataclass(frozen=True)
+class IncidentInput:
+    """A new incident (with a name, unless its template gives one), or what an update
+    changes. None leaves a field as it is (a new incident: its default). UNSET, when not
+    given: the fields a template supplies (one given, even as null, is the caller's), and
+    those null clears (`impact_override`, `reminder_intervals`, a maintenance's window)."""
+
+    name: str | None | Unset = UNSET
+    status: str | None | Unset = UNSET
+    body: str | None | Unset = UNSET
+    wants_social_update: bool | None | Unset = UNSET
+    impact_override: str | None | Unset = UNSET
+    component_ids: list[str] | None | Unset = UNSET
+    components: dict[str, str] | None = None  # component id -> the status to apply
+    deliver_notifications: bool | None | Unset = UNSET
+    metadata: dict[str, dict] | None = None
+    scheduled_for: datetime | None | Unset = UNSET
+    scheduled_until: datetime | None | Unset = UNSET
+    scheduled_remind_prior: bool | None = None
+    scheduled_auto_in_progress: bool | None = None
+    scheduled_auto_completed: bool | None = None
+    auto_transition_to_maintenance_state: bool | None = None
+    auto_transition_to_operational_state: bool | None = None
+    auto_transition_deliver_notifications_at_start: bool | None = None
+    auto_transition_deliver_notifications_at_end: bool | None = None
+    reminder_intervals: str | list[int] | None | Unset = UNSET
+    backfilled: bool | None = None
+    backfill_date: datetime | None = None
+    template_id: str | None = None
 
 
 @dataclass
@@ -252,8 +284,8 @@ def is_open(record: IncidentRecord) -> bool:
     return record.status not in states.CLOSED
 
 
-def _template_defaults(page_id: str, fields: schemas.IncidentFields) -> schemas.IncidentFields:
-    """Fields a template supplies where the body leaves them out."""
+def _template_defaults(page_id: str, fields: IncidentInput) -> IncidentInput:
+    """Fields a template supplies where the caller leaves them out."""
     if not fields.template_id:
         return fields
     try:
@@ -268,13 +300,16 @@ def _template_defaults(page_id: str, fields: schemas.IncidentFields) -> schemas.
         "deliver_notifications": template.should_send_notifications,
         "wants_social_update": template.should_tweet,
     }
-    given = fields.model_dump(exclude_unset=True)
-    merged = {key: value for key, value in defaults.items() if value is not None}
-    merged.update(given)
-    return schemas.IncidentFields.model_validate(merged)
+    supplied = {
+        key: value
+        for key, value in defaults.items()
+        if value is not None and getattr(fields, key) is UNSET
+    }
+    return replace(fields, **supplied)
 
 
-def is_scheduled(fields: schemas.IncidentFields) -> bool:
+def is_scheduled(fields: IncidentInput) -> bool:
+    fields = filled(fields)
     return (
         fields.status in states.SCHEDULED
         or fields.scheduled_for is not None
@@ -514,9 +549,10 @@ def _stage(
 
 
 def _apply_components(
-    record: IncidentRecord, fields: schemas.IncidentFields, moment: datetime
+    record: IncidentRecord, fields: IncidentInput, moment: datetime
 ) -> component_effects.Effects:
-    """The component statuses the body sets, and the incident's affected components."""
+    """The component statuses the body sets, and the incident's affected components
+    (`fields` filled: None for what is not given)."""
     requested = dict(fields.components or {})
     # A component both listed and given a status (as Statuspage's own examples do) is one.
     named = list(dict.fromkeys([*(fields.component_ids or []), *requested]))
@@ -540,7 +576,7 @@ def _apply_components(
 
 def create_incident(
     page_id: str,
-    fields: schemas.IncidentFields,
+    fields: IncidentInput,
     *,
     resolved_at: datetime | None = None,
     resolution: str = "",
@@ -548,7 +584,7 @@ def create_incident(
     """A new incident and its first update. A backfilled one (`backfilled`, begun at
     `backfill_date`) notifies no one; given `resolved_at`, it is resolved then, by a second
     update saying `resolution`."""
-    fields = _template_defaults(page_id, fields)
+    fields = filled(_template_defaults(page_id, fields))
     if not fields.name:
         raise errors.invalid("name", "can't be blank")
     scheduled = is_scheduled(fields)
@@ -615,7 +651,7 @@ def create_incident(
 
 
 def _resolve_backfilled(
-    record: IncidentRecord, fields: schemas.IncidentFields, resolved_at: datetime, body: str
+    record: IncidentRecord, fields: IncidentInput, resolved_at: datetime, body: str
 ) -> IncidentRecord:
     """The update that resolved a past incident at `resolved_at`, after it began and not
     after now; the incident is left resolved as of then."""
@@ -638,14 +674,16 @@ def _resolve_backfilled(
     )
 
 
-def _edit_fields(record: IncidentRecord, fields: schemas.IncidentFields, moment: datetime) -> None:
-    """The plain fields a body sets (and a new status with its stamp)."""
-    given = fields.model_fields_set
-    if "name" in given and fields.name:
+def _edit_fields(
+    record: IncidentRecord, fields: IncidentInput, changed: set[str], moment: datetime
+) -> None:
+    """The plain fields a caller sets (and a new status with its stamp): `changed` names the
+    fields given, `fields` has None for the others."""
+    if "name" in changed and fields.name:
         record.name = fields.name
-    if "impact_override" in given:
+    if "impact_override" in changed:
         record.impact_override = fields.impact_override
-    if "metadata" in given and fields.metadata is not None:
+    if "metadata" in changed and fields.metadata is not None:
         record.metadata = fields.metadata
     for flag in (
         "scheduled_remind_prior",
@@ -653,18 +691,18 @@ def _edit_fields(record: IncidentRecord, fields: schemas.IncidentFields, moment:
         "scheduled_auto_completed",
         *AUTO_TRANSITION_FLAGS,
     ):
-        if flag in given and getattr(fields, flag) is not None:
+        if flag in changed and getattr(fields, flag) is not None:
             setattr(record, flag, getattr(fields, flag))
-    if "reminder_intervals" in given:
+    if "reminder_intervals" in changed:
         record.reminder_intervals = reminder_intervals(fields.reminder_intervals)
-    if given & {"scheduled_for", "scheduled_until"}:
+    if changed & {"scheduled_for", "scheduled_until"}:
         if not record.scheduled:
             raise errors.invalid("scheduled_for", "applies to scheduled incidents only")
         scheduled_for = (
-            _utc(fields.scheduled_for) if "scheduled_for" in given else record.scheduled_for
+            _utc(fields.scheduled_for) if "scheduled_for" in changed else record.scheduled_for
         )
         scheduled_until = (
-            _utc(fields.scheduled_until) if "scheduled_until" in given else record.scheduled_until
+            _utc(fields.scheduled_until) if "scheduled_until" in changed else record.scheduled_until
         )
         _check_window(scheduled_for, scheduled_until)
         if scheduled_for != record.scheduled_for:
@@ -679,7 +717,7 @@ def _edit_fields(record: IncidentRecord, fields: schemas.IncidentFields, moment:
 def update_incident(
     page_id: str,
     incident_id: str,
-    fields: schemas.IncidentFields,
+    fields: IncidentInput,
     *,
     expected_status: str | None = None,
 ) -> Incident:
@@ -688,6 +726,9 @@ def update_incident(
     With `expected_status`, nothing happens unless the incident still has that status (a
     conflict of intent otherwise).
     """
+    fields = accepted(fields, IncidentInput)
+    changed = set(given(fields))
+    fields = filled(fields)
 
     def change(work: Work) -> Incident:
         incident = get_incident(page_id, incident_id, consistent=True)
@@ -695,7 +736,7 @@ def update_incident(
         if expected_status is not None and record.status != expected_status:
             raise errors.Conflict()
         before = copy.deepcopy(record.attribute_values)
-        _edit_fields(record, fields, work.moment)
+        _edit_fields(record, fields, changed, work.moment)
         effects = _apply_components(record, fields, work.moment)
         record.updated_at = work.moment
         record.reminders_sent = None  # reminders count from the last write

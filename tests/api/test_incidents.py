@@ -262,6 +262,17 @@ def test_templates_fill_a_new_incident(world):
     assert answer.json["incident_updates"][0]["body"] == "We are looking"
 
 
+def test_what_a_new_incident_gives_wins_over_its_template_even_null(world):
+    template = world.api.post(
+        f"/v1/pages/{world.page_id}/incident_templates",
+        {"template": {"name": "DB", "title": "Database degraded", "body": "We are looking"}},
+    )
+    answer = create(world, {"template_id": template.json["id"], "name": "Mine", "body": None})
+    assert answer.status == 201, answer.text
+    assert answer.json["name"] == "Mine"
+    assert answer.json["incident_updates"][0]["body"] == ""
+
+
 def test_clock_controls_timestamps(world):
     try:
         clock.freeze(datetime(2031, 5, 6, 7, 8, 9, tzinfo=UTC))
@@ -295,7 +306,6 @@ def test_concurrent_appends_all_land(world, one_request_at_a_time):
     from concurrent.futures import ThreadPoolExecutor
 
     from chalicelib.domain import incidents
-    from chalicelib.schemas.incidents import IncidentFields
 
     incident = create(world, {"name": "x", "body": "first"}).json
 
@@ -307,7 +317,7 @@ def test_concurrent_appends_all_land(world, one_request_at_a_time):
                 incidents.update_incident(
                     world.page_id,
                     incident["id"],
-                    IncidentFields(status=status, body=f"client {client} update {number}"),
+                    incidents.IncidentInput(status=status, body=f"client {client} update {number}"),
                 )
             except Exception:  # noqa: BLE001 (counted: the test wants none)
                 errors += 1
@@ -325,7 +335,6 @@ def test_concurrent_appends_naming_components_keep_every_component(world, one_re
     incident ends up affecting all 8 (the list grows by union, never by last writer)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from chalicelib import schemas
     from chalicelib.domain import incidents
 
     component_ids = [
@@ -341,7 +350,7 @@ def test_concurrent_appends_naming_components_keep_every_component(world, one_re
             incidents.update_incident(
                 world.page_id,
                 incident["id"],
-                schemas.IncidentFields(
+                incidents.IncidentInput(
                     body=f"client {client} update {number}",
                     components={component_ids[client]: "degraded_performance"},
                 ),

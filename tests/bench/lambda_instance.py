@@ -37,7 +37,7 @@ def seed() -> dict:
         email="reader@example.com", skip_confirmation_notification=True
     )
     subscribers.create(page, subscriber)
-    fields = schemas.IncidentFields(
+    fields = incidents.IncidentInput(
         name="Slow answers", status="investigating", body="Looking", deliver_notifications=True
     )
     incidents.create_incident(page.id, fields)

@@ -114,14 +114,14 @@ def test_under_maintenance_stays(page_id, component_id, moment):
 
 def test_an_open_incident_holds_its_components(page_id, component_id, moment):
     from chalicelib.domain import incidents
-    from chalicelib.schemas.incidents import IncidentFields
 
     incident = incidents.create_incident(
-        page_id, IncidentFields(name="Looking", component_ids=[component_id])
+        page_id, incidents.IncidentInput(name="Looking", component_ids=[component_id])
     )
     outcome = check(page_id, component_id, "major_outage")
     assert outcome == AutomationOutcome(False, "operational", "held by an open incident")
-    incidents.update_incident(page_id, incident.record.id, IncidentFields(status="resolved"))
+    resolving = incidents.IncidentInput(status="resolved")
+    incidents.update_incident(page_id, incident.record.id, resolving)
     assert check(page_id, component_id, "major_outage").changed
 
 

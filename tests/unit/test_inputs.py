@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from chalicelib.domain.inputs import UNSET, Unset, given
+from chalicelib.domain.inputs import UNSET, Unset, accepted, filled, given
 from chalicelib.http.inputs import plain
 
 
@@ -58,6 +58,15 @@ def test_a_field_left_out_takes_the_bodys_default_not_the_inputs():
 def test_a_nested_body_becomes_the_dataclass_its_field_names():
     fields = plain(Body(title="T", link={"url": "https://example.com"}), Input)
     assert fields.link == Link("https://example.com", "default name")
+
+
+def test_filled_gives_none_for_what_was_not_given():
+    assert filled(Input(title="T", cleared="x")) == Input("T", None, "x", False, None)
+
+
+def test_a_body_a_caller_still_passes_is_accepted_by_the_fields_it_set():
+    assert accepted(Body(title="T", cleared=None), Input) == Input("T", cleared=None)
+    assert accepted(Input("T"), Input) == Input("T")
 
 
 def test_unset_reads_as_empty():

@@ -63,7 +63,6 @@ NOT_YET: dict[str, set[str]] = {
 DOMAIN_MODULES_STILL_ON_SCHEMAS = {
     "chalicelib.domain.access_subscriptions",
     "chalicelib.domain.imported",
-    "chalicelib.domain.incidents",
     "chalicelib.domain.pages",
     "chalicelib.domain.subscribers",
 }
