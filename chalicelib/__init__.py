@@ -36,6 +36,6 @@ Who may import whom:
   function does.
 
 `tests/unit/test_layers.py` holds these rules as a table and fails on every import that breaks
-one, with its module and line; the climbs still made (issue 36's remaining work) are listed
-there by name and can only shrink.
+one, with its module and line; a climb still made would be listed there by name, as remaining
+work, and the list can only shrink (it is empty).
 """

@@ -33,6 +33,7 @@ from chalicelib.store.incidents import (
 
 INCIDENT_UPDATE_EVENT = "incident_update"
 INCIDENT_REMINDER_EVENT = "incident_reminder"
+MAINTENANCE_REMINDER_EVENT = "maintenance_reminder"
 # The partitions of the due index: maintenances with a step ahead, open incidents with a
 # reminder ahead.
 DUE_STEP, DUE_REMINDER = "due", "remind"
@@ -454,6 +455,30 @@ def remind_team(record: IncidentRecord) -> None:
                 intent=True,
             )
             work.event(INCIDENT_REMINDER_EVENT, {"incident_id": record.id, "hours": hours})
+
+    unit_of_work.run(record.page_id, change)
+
+
+def remind_of_maintenance(record: IncidentRecord) -> None:
+    """Mark a maintenance's reminder sent and stage it, together; a second tick finds it
+    marked (a conflict of intent: nothing is sent twice)."""
+
+    def change(work: Work) -> None:
+        work.quiet()  # the public page does not show reminders
+        record.scheduled_reminded_at = work.moment
+        refresh_due(record)
+        with work.together():
+            work.update(
+                record,
+                [
+                    IncidentRecord.scheduled_reminded_at.set(record.scheduled_reminded_at),
+                    *due_actions(record),
+                ],
+                IncidentRecord.scheduled_reminded_at.does_not_exist(),
+                versioned=False,
+                intent=True,
+            )
+            work.event(MAINTENANCE_REMINDER_EVENT, {"incident_id": record.id})
 
     unit_of_work.run(record.page_id, change)
 

@@ -60,6 +60,12 @@ def _digest(statuses: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(sorted(statuses.items())).encode()).hexdigest()
 
 
+def sources() -> list[ThirdPartySource]:
+    """Every source some component follows, each once (one Query, never a read of the
+    components): what the scheduled poll fetches."""
+    return list(ThirdPartySource.query(SOURCES))
+
+
 def apply(source: ThirdPartySource, statuses: dict[str, str]) -> int:
     """Bring the followers of `source` in line with its `statuses` as just polled; how many
     changed. Followers are read only when the statuses changed since the last poll or a

@@ -9,9 +9,12 @@ response times go to the metric-data queue as the API's batches of points do, so
 function writes them and republishes the page's charts.
 """
 
+from __future__ import annotations
+
 import logging
 import time
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import urllib3
 
@@ -20,7 +23,9 @@ from chalicelib.domain import checks, metrics
 from chalicelib.domain.checks import Result
 from chalicelib.notify import queues, webhook
 from chalicelib.notify.lanes import Lanes, Send
-from chalicelib.store.checks import Check
+
+if TYPE_CHECKING:
+    from chalicelib.store.checks import Check
 
 logger = logging.getLogger(__name__)
 # Requests in flight at once: each mostly waits on the network, and a tick must finish within

@@ -1,11 +1,16 @@
 """Taking the steps the due index says are due, one incident at a time: one incident's
 trouble never stops the others'."""
 
+from __future__ import annotations
+
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from chalicelib.domain import errors
-from chalicelib.store.incidents import IncidentRecord
+
+if TYPE_CHECKING:
+    from chalicelib.store.incidents import IncidentRecord
 
 logger = logging.getLogger(__name__)
 

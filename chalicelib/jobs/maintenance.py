@@ -6,19 +6,21 @@ incidents the system holds. Every step is a conditional write: a tick that dies 
 or two ticks that overlap, can be run again and nothing happens twice.
 """
 
+from __future__ import annotations
+
 import logging
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from chalicelib import clock, schemas
-from chalicelib.domain import component_holds, components, incidents, unit_of_work
+from chalicelib.domain import component_holds, components, incidents
 from chalicelib.domain import incident_states as states
-from chalicelib.domain.unit_of_work import Work
 from chalicelib.jobs import due_steps
-from chalicelib.store.incidents import IncidentRecord
+
+if TYPE_CHECKING:
+    from chalicelib.store.incidents import IncidentRecord
 
 logger = logging.getLogger(__name__)
-REMINDER_EVENT = "maintenance_reminder"
 
 
 class Step(NamedTuple):
@@ -51,30 +53,6 @@ END = Step(
 
 def due_maintenances(moment: datetime) -> list[IncidentRecord]:
     return incidents.due_records(incidents.DUE_STEP, moment)
-
-
-def _remind(record: IncidentRecord) -> None:
-    """Mark the reminder sent and stage it, together; a second tick finds it marked (a
-    conflict of intent: nothing is sent twice)."""
-
-    def change(work: Work) -> None:
-        work.quiet()  # the public page does not show reminders
-        record.scheduled_reminded_at = work.moment
-        incidents.refresh_due(record)
-        with work.together():
-            work.update(
-                record,
-                [
-                    IncidentRecord.scheduled_reminded_at.set(record.scheduled_reminded_at),
-                    *incidents.due_actions(record),
-                ],
-                IncidentRecord.scheduled_reminded_at.does_not_exist(),
-                versioned=False,
-                intent=True,
-            )
-            work.event(REMINDER_EVENT, {"incident_id": record.id})
-
-    unit_of_work.run(record.page_id, change)
 
 
 def _move(record: IncidentRecord, step: Step) -> None:
@@ -112,7 +90,7 @@ def advance(record: IncidentRecord, moment: datetime) -> None:
         and record.status == "scheduled"
         and moment >= record.scheduled_for - states.REMINDER_LEAD
     ):
-        _remind(record)
+        incidents.remind_of_maintenance(record)
     if (
         record.scheduled_auto_in_progress
         and record.status == "scheduled"

@@ -1,16 +1,21 @@
 """Third-party components: each tick polls every source once, and applies what changed.
 
-The set of sources is one Query (`chalicelib.store.third_party`), never a read of the
-components; the sources are fetched at once, a few at a time, under the outbound rules of
-webhooks (no private addresses outside the local stage, 10 s timeout, no redirects).
+The set of sources is one Query (`third_party.sources`), never a read of the components; the
+sources are fetched at once, a few at a time, under the outbound rules of webhooks (no private
+addresses outside the local stage, 10 s timeout, no redirects).
 """
+
+from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from chalicelib.domain import third_party
 from chalicelib.notify import webhook
-from chalicelib.store.third_party import SOURCES, ThirdPartySource
+
+if TYPE_CHECKING:
+    from chalicelib.store.third_party import ThirdPartySource
 
 logger = logging.getLogger(__name__)
 FETCHES_AT_ONCE = 16
@@ -22,7 +27,7 @@ def _fetched(source: ThirdPartySource) -> bytes | None:
 
 def run() -> int:
     """One tick: how many components changed status."""
-    sources = list(ThirdPartySource.query(SOURCES))
+    sources = third_party.sources()
     if not sources:
         return 0
     with ThreadPoolExecutor(min(FETCHES_AT_ONCE, len(sources))) as pool:
