@@ -17,6 +17,7 @@ from chalicelib import clock, schemas
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import access_subscriptions, page_access
 from chalicelib.domain.page_access import COMPONENTS, METRICS, Grant
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import paginate, reach
 from chalicelib.http.routing import ApiRequest, Reply, Router
 from chalicelib.views.components import component_out
@@ -79,16 +80,29 @@ class Kind:
     name: str
     path: str
     model: type
+    fields: type  # what the rules take of a body
     parameter: str
     shown: Callable
     response: str
 
 
 USERS_KIND = Kind(
-    "user", USER, page_access.USER, "page_access_user_id", user_out, "PageAccessUserOut"
+    "user",
+    USER,
+    page_access.USER,
+    page_access.UserInput,
+    "page_access_user_id",
+    user_out,
+    "PageAccessUserOut",
 )
 GROUPS_KIND = Kind(
-    "group", GROUP, page_access.GROUP, "page_access_group_id", group_out, "PageAccessGroupOut"
+    "group",
+    GROUP,
+    page_access.GROUP,
+    page_access.GroupInput,
+    "page_access_group_id",
+    group_out,
+    "PageAccessGroupOut",
 )
 
 
@@ -97,9 +111,10 @@ def _found(request: ApiRequest, kind: Kind):
     return page, page_access.get(kind.model, page.id, request.params[kind.parameter])
 
 
-def _updated(request: ApiRequest, kind: Kind, fields):
+def _updated(request: ApiRequest, kind: Kind, body):
     page = request.page(PAGE_CONFIGURATION)
     holder_id = request.params[kind.parameter]
+    fields = plain(body, kind.fields)
     return kind.shown(page_access.update(page.id, kind.model, holder_id, fields))
 
 
@@ -137,7 +152,8 @@ def list_page_access_users(request: ApiRequest):
 )
 def create_page_access_user(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    user = access_subscriptions.create_user(page.id, request.parse().page_access_user)
+    fields = plain(request.parse().page_access_user, page_access.UserInput)
+    user = access_subscriptions.create_user(page.id, fields)
     return _created(request, user_out(user))
 
 
@@ -196,7 +212,7 @@ def list_page_access_groups(request: ApiRequest):
 )
 def create_page_access_group(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().page_access_group
+    fields = plain(request.parse().page_access_group, page_access.GroupInput)
     return _created(request, group_out(page_access.create(page.id, page_access.GROUP, fields)))
 
 

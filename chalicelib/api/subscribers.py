@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from chalice import Blueprint
@@ -14,6 +15,7 @@ from chalicelib.domain.organizations import has_role
 from chalicelib.domain.pages import pages_of
 from chalicelib.http import errors
 from chalicelib.http.auth import require_organization, require_role
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import limit_and_offset, start_and_size
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 
@@ -108,7 +110,7 @@ def list_subscribers(request: ApiRequest):
 )
 def create_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
-    fields = request.parse().subscriber
+    fields = plain(request.parse().subscriber, subscribers.SubscriberInput)
     return subscriber_out(subscribers.create(page, fields))
 
 
@@ -281,7 +283,7 @@ def list_incident_subscribers(request: ApiRequest):
 def create_incident_subscriber(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     incident_id = _incident_id(request)
-    fields = request.parse().subscriber
+    fields = plain(request.parse().subscriber, subscribers.SubscriberInput)
     return subscriber_out(subscribers.create(page, fields, incident_id))
 
 
@@ -403,8 +405,8 @@ for prefix in ("/v0", "/v1"):
         style=Style.ARCHIVED,
     )
     def create_organization_subscriber(request: ApiRequest):
-        fields = request.parse().subscriber
-        fields.component_ids = None
+        fields = plain(request.parse().subscriber, subscribers.SubscriberInput)
+        fields = replace(fields, component_ids=None)
         return subscriber_out(subscribers.create(_first_page(request, PAGE_CONFIGURATION), fields))
 
     @router.route(
@@ -442,8 +444,8 @@ for prefix in ("/v0", "/v1"):
     )
     def create_organization_incident_subscriber(request: ApiRequest):
         page = _organization_page_of_incident(request, PAGE_CONFIGURATION)
-        fields = request.parse().subscriber
-        fields.component_ids = None
+        fields = plain(request.parse().subscriber, subscribers.SubscriberInput)
+        fields = replace(fields, component_ids=None)
         return subscriber_out(subscribers.create(page, fields, request.params["incident_id"]))
 
     @router.route(

@@ -22,6 +22,7 @@ from chalicelib.console.views import BASE, Screen, console_view, page_heading, r
 from chalicelib.domain import access_subscriptions, components, metrics, page_access, pages
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.http.pagination import MAX_PAGE_NUMBER
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ class Kind:
     """Users or groups: what their screens need to know."""
 
     model: type
+    fields: type  # what the rules take of a body
     wrapper: str  # the API's body key
     path: str
     parameter: str
@@ -163,9 +165,18 @@ class Kind:
         return getattr(schemas, self.update_schema_name)
 
 
-USERS = Kind(page_access.USER, "page_access_user", USER, "user_id", "PageAccessUserUpdate", _who)
+USERS = Kind(
+    page_access.USER,
+    page_access.UserInput,
+    "page_access_user",
+    USER,
+    "user_id",
+    "PageAccessUserUpdate",
+    _who,
+)
 GROUPS = Kind(
     page_access.GROUP,
+    page_access.GroupInput,
     "page_access_group",
     GROUP,
     "group_id",
@@ -190,7 +201,7 @@ def _granted(holder) -> dict:
 def _update(screen: Screen, kind: Kind) -> Response:
     page = _page(screen)
     holder_id = screen.request.params[kind.parameter]
-    fields = _fields(screen, kind.wrapper, kind.update_schema)
+    fields = plain(_fields(screen, kind.wrapper, kind.update_schema), kind.fields)
     holder = page_access.update(page.id, kind.model, holder_id, fields)
     return _back(page.id, f"Saved {kind.named(holder)}", kind.path, **{kind.parameter: holder_id})
 
@@ -207,8 +218,8 @@ def _delete(screen: Screen, kind: Kind) -> Response:
 @console_view(ACCESS + "/users", ("POST",))
 def add_user(screen: Screen) -> Response:
     page = _page(screen)
-    fields = _fields(screen, "page_access_user", schemas.PageAccessUserCreate)
-    user = access_subscriptions.create_user(page.id, fields)
+    body = _fields(screen, "page_access_user", schemas.PageAccessUserCreate)
+    user = access_subscriptions.create_user(page.id, plain(body, page_access.UserInput))
     return _back(page.id, f"Added {_who(user)}")
 
 
@@ -243,8 +254,8 @@ def delete_user(screen: Screen) -> Response:
 @console_view(ACCESS + "/groups", ("POST",))
 def add_group(screen: Screen) -> Response:
     page = _page(screen)
-    fields = _fields(screen, "page_access_group", schemas.PageAccessGroupCreate)
-    group = page_access.create(page.id, page_access.GROUP, fields)
+    body = _fields(screen, "page_access_group", schemas.PageAccessGroupCreate)
+    group = page_access.create(page.id, page_access.GROUP, plain(body, page_access.GroupInput))
     return _back(page.id, f"Created the group {group.name}", GROUP, group_id=group.id)
 
 

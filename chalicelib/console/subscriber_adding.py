@@ -20,6 +20,7 @@ from chalicelib.console.views import Screen, console_view, page_heading
 from chalicelib.domain import chat_platforms, incidents, pages, sms_countries, subscribers
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 
 # Incidents offered to an incident subscriber: the newest ones.
 INCIDENTS_OFFERED = 25
@@ -69,10 +70,8 @@ def add_subscriber(screen: Screen) -> Response:
         fields.pop("component_ids", None)
     elif not fields.get("component_ids"):
         raise errors.invalid("component_ids", "choose at least one component")
-    body = {"subscriber": fields}
+    body = errors.validated(schemas.SubscriberCreate, {"subscriber": fields}, "subscriber")
     created = subscribers.create(
-        page,
-        errors.validated(schemas.SubscriberCreate, body, "subscriber").subscriber,
-        incident_id,
+        page, plain(body.subscriber, subscribers.SubscriberInput), incident_id
     )
     return back_to_list(page.id, f"Added {subscribers.address_of(created)}")

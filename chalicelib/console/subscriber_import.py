@@ -24,6 +24,7 @@ from chalicelib.domain import subscribers
 from chalicelib.domain.errors import Invalid
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.http.multipart import UploadedFile
 
 IMPORT = SUBSCRIBERS + "/import"
@@ -200,7 +201,8 @@ def import_confirmed(screen: Screen) -> Response:
             "skip_confirmation_notification": skip,
         }
         try:
-            subscribers.create(page, errors.validated(schemas.SubscriberFields, body))
+            fields = errors.validated(schemas.SubscriberFields, body)
+            subscribers.create(page, plain(fields, subscribers.SubscriberInput))
         except Invalid as error:
             if error.problems != {"email": [subscribers.ALREADY_SUBSCRIBED]}:
                 raise

@@ -5,18 +5,17 @@ Its own module because it joins two resources: page access users know nothing of
 subscribers, and subscribers need page access (SPEC 4.10) to know what a user may follow.
 """
 
-from chalicelib import schemas
 from chalicelib.domain import page_access, pages, subscribers
 from chalicelib.store.page_access import PageAccessUser
 
 
-def create_user(page_id: str, fields) -> PageAccessUser:
+def create_user(page_id: str, fields: page_access.UserInput) -> PageAccessUser:
     """The user; subscribed when asked for, it has an email and sees some component. Made
     by the page's team, the subscription needs no confirmation."""
     user = page_access.create(page_id, PageAccessUser, fields)
     seen = sorted(user.visible_component_ids or ())
     if fields.subscribe_to_components and user.email and seen:
-        subscriber = schemas.SubscriberFields(
+        subscriber = subscribers.SubscriberInput(
             email=user.email,
             component_ids=seen,
             page_access_user=user.id,

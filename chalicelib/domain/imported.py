@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from chalicelib import clock, ids, schemas
+from chalicelib import clock, ids
 from chalicelib.domain import (
     components,
     errors,
@@ -422,21 +422,24 @@ def _granted(source: dict, grants: dict[str, dict[str, str]], field: str) -> lis
     return _mapped_ids(source.get(field), grants[field])
 
 
-def access_group_fields(source: dict, grants: dict) -> schemas.PageAccessGroupCreateFields:
-    """A page access group's own fields and grants (its users are set from their side)."""
-    return schemas.PageAccessGroupCreateFields(
-        name=source.get("name") or "",
-        external_identifier=source.get("external_identifier"),
-        component_ids=_granted(source, grants, "component_ids"),
-        metric_ids=_granted(source, grants, "metric_ids"),
-    )
+def access_group_fields(source: dict, grants: dict) -> dict:
+    """A page access group's own fields and grants, by name, as the API's body gives them
+    (its users are set from their side)."""
+    return {
+        "name": source.get("name") or "",
+        "external_identifier": source.get("external_identifier"),
+        "component_ids": _granted(source, grants, "component_ids"),
+        "metric_ids": _granted(source, grants, "metric_ids"),
+    }
 
 
-def access_user_fields(source: dict, grants: dict) -> schemas.PageAccessUserFields:
-    return schemas.PageAccessUserFields(
-        email=source.get("email"),
-        external_login=source.get("external_login"),
-        page_access_group_ids=_granted(source, grants, "page_access_group_ids"),
-        component_ids=_granted(source, grants, "component_ids"),
-        metric_ids=_granted(source, grants, "metric_ids"),
-    )
+def access_user_fields(source: dict, grants: dict) -> dict:
+    """A page access user's fields, its groups and grants, by name, as the API's body
+    gives them."""
+    return {
+        "email": source.get("email"),
+        "external_login": source.get("external_login"),
+        "page_access_group_ids": _granted(source, grants, "page_access_group_ids"),
+        "component_ids": _granted(source, grants, "component_ids"),
+        "metric_ids": _granted(source, grants, "metric_ids"),
+    }

@@ -25,11 +25,13 @@ opening it (`open_sign_in_link`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
 from chalicelib import ids
 from chalicelib.domain import components, errors, metrics, unit_of_work
+from chalicelib.domain.inputs import UNSET, Unset
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.components import Component
 from chalicelib.store.models import Claim
@@ -43,6 +45,33 @@ GROUP = PageAccessGroup
 T = TypeVar("T")
 COMPONENTS = "component_ids"
 METRICS = "metric_ids"
+
+
+@dataclass(frozen=True)
+class UserInput:
+    """A new user (an email or an external login at least), or what an update changes: None
+    leaves a list as it is; `email` and `external_login` are UNSET when not given (null
+    clears them). `subscribe_to_components`: a new user's email follows what the user sees
+    (`access_subscriptions`)."""
+
+    email: str | None | Unset = UNSET
+    external_login: str | None | Unset = UNSET
+    page_access_group_ids: list[str] | None = None
+    component_ids: list[str] | None = None
+    metric_ids: list[str] | None = None
+    subscribe_to_components: bool = False
+
+
+@dataclass(frozen=True)
+class GroupInput:
+    """A new group (a name at least), or what an update changes: None leaves a field as it
+    is; `external_identifier` is UNSET when not given (null clears it)."""
+
+    name: str | None = None
+    external_identifier: str | None | Unset = UNSET
+    page_access_user_ids: list[str] | None = None
+    component_ids: list[str] | None = None
+    metric_ids: list[str] | None = None
 
 
 class Grant(Enum):
@@ -358,26 +387,28 @@ def _stage_email(work: Work, user: PageAccessUser, email: str | None) -> None:
     user.email_key = _email_key(email) if email is not None else None
 
 
-def _apply_user(edit: AccessEdit, user: PageAccessUser, fields) -> None:
-    if "email" in fields.model_fields_set:
+def _apply_user(edit: AccessEdit, user: PageAccessUser, fields: UserInput) -> None:
+    if fields.email is not UNSET:
         before = user.email_key
         _stage_email(edit.work, user, fields.email)
         if user.email_key != before:
             edit.readdressed(user)
-    if "external_login" in fields.model_fields_set:
+    if fields.external_login is not UNSET:
         user.external_login = fields.external_login
     _apply_shared(edit, user, fields, fields.page_access_group_ids, "page_access_group_ids")
 
 
-def _apply_group(edit: AccessEdit, group: PageAccessGroup, fields) -> None:
+def _apply_group(edit: AccessEdit, group: PageAccessGroup, fields: GroupInput) -> None:
     if fields.name is not None:
         group.name = fields.name
-    if "external_identifier" in fields.model_fields_set:
+    if fields.external_identifier is not UNSET:
         group.external_identifier = fields.external_identifier
     _apply_shared(edit, group, fields, fields.page_access_user_ids, "page_access_user_ids")
 
 
-def _apply_shared(edit: AccessEdit, holder: Holder, fields, member_ids, members_field) -> None:
+def _apply_shared(
+    edit: AccessEdit, holder: Holder, fields: UserInput | GroupInput, member_ids, members_field
+) -> None:
     """Membership, components and metrics, as a body sets them."""
     if member_ids is not None:
         edit.set_members(holder, set(member_ids), members_field)
@@ -392,9 +423,8 @@ def _apply_shared(edit: AccessEdit, holder: Holder, fields, member_ids, members_
 _APPLY = {PageAccessUser: _apply_user, PageAccessGroup: _apply_group}
 
 
-def create(page_id: str, model: type[H], fields) -> H:
-    """A new user or group (`fields`: `schemas.PageAccessUserFields` or
-    `schemas.PageAccessGroupCreateFields`)."""
+def create(page_id: str, model: type[H], fields: UserInput | GroupInput) -> H:
+    """A new user (`model` USER, `fields` a UserInput) or group (GROUP, a GroupInput)."""
     if model is PageAccessUser and not fields.email and not fields.external_login:
         raise errors.invalid("email", "email or external_login is required")
     holder_id = ids.new_id()
@@ -409,7 +439,7 @@ def create(page_id: str, model: type[H], fields) -> H:
     return _edit(page_id, change)
 
 
-def update(page_id: str, model: type[H], holder_id: str, fields) -> H:
+def update(page_id: str, model: type[H], holder_id: str, fields: UserInput | GroupInput) -> H:
     def change(edit: AccessEdit) -> H:
         holder = edit.get(model, holder_id)
         _APPLY[model](edit, holder, fields)
@@ -562,7 +592,7 @@ def import_holder(
     page_id: str,
     model: type[H],
     holder_id: str,
-    fields,
+    fields: UserInput | GroupInput,
     stamps: dict[str, tuple],
 ) -> bool:
     """A user or group as another status page has it (`admin import`): made under

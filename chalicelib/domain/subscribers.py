@@ -14,10 +14,10 @@ import heapq
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from chalicelib import clock, config, ids, net, schemas
+from chalicelib import clock, config, ids, net
 from chalicelib.domain import (
     chat_platforms,
     errors,
@@ -69,6 +69,24 @@ KIND_SETTINGS = {
 }
 
 
+@dataclass(frozen=True)
+class SubscriberInput:
+    """A new subscriber: an `email`; a `phone_country` and `phone_number`; an `endpoint`
+    (with an email); or a chat channel's `chat_webhook_url` (with an email; its platform the
+    URL's host's unless `chat_platform` names it). It follows `component_ids` (none: the
+    whole page)."""
+
+    email: str | None = None
+    phone_country: str | None = None
+    phone_number: str | None = None
+    endpoint: str | None = None
+    chat_webhook_url: str | None = None
+    chat_platform: str | None = None
+    component_ids: list[str] | None = None
+    skip_confirmation_notification: bool = False
+    page_access_user: str | None = None
+
+
 def address_of(subscriber: Subscriber) -> str:
     """The `primary` sort key: address, number, endpoint or chat webhook URL."""
     if subscriber.kind == "webhook" or chat_platforms.is_chat(subscriber.kind):
@@ -94,7 +112,7 @@ def find(page_id: str, subscriber_id: str, incident_id: str | None = None) -> Su
     return subscriber
 
 
-def _kind(fields: schemas.SubscriberFields) -> str:
+def _kind(fields: SubscriberInput) -> str:
     if fields.endpoint:
         if fields.chat_webhook_url:
             raise errors.invalid("endpoint", "give an endpoint or a chat_webhook_url, not both")
@@ -112,7 +130,7 @@ def _kind(fields: schemas.SubscriberFields) -> str:
     raise errors.invalid("email", "give an email, a phone_country and phone_number, or an endpoint")
 
 
-def _chat_platform(fields: schemas.SubscriberFields) -> str:
+def _chat_platform(fields: SubscriberInput) -> str:
     """A chat subscriber's kind: the platform given, else the one of the URL's host. Its email
     is where its confirmation goes, as a webhook subscriber's."""
     if not fields.email:
@@ -135,7 +153,7 @@ def _check_allowed(profile: dict, kind: str, incident_id: str | None) -> None:
         raise errors.invalid("subscriber", f"{scope} is off for this page")
 
 
-def _phone(fields: schemas.SubscriberFields) -> tuple[str, str]:
+def _phone(fields: SubscriberInput) -> tuple[str, str]:
     country = sms_countries.COUNTRIES.get((fields.phone_country or "").upper())
     if country is None:
         raise errors.invalid("phone_country", "is not a country SMS notifications go to")
@@ -155,7 +173,7 @@ def _check_endpoint(endpoint: str, field_name: str = "endpoint") -> None:
 
 
 def create(
-    page: Page, fields: schemas.SubscriberFields, incident_id: str | None = None, *, by_reader=False
+    page: Page, fields: SubscriberInput, incident_id: str | None = None, *, by_reader=False
 ) -> Subscriber:
     """A subscriber made by the page's team (through the API), or `by_reader` from the public
     page: then every kind waits for its owner to confirm (by email, or by text message), as

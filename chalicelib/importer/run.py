@@ -26,6 +26,7 @@ from chalicelib.domain import (
     pages,
     subscribers,
 )
+from chalicelib.http.inputs import plain
 from chalicelib.importer import from_file, metric_data
 from chalicelib.importer.progress import Progress
 from chalicelib.importer.source import Reader, Source, SourceError, SourceMissing
@@ -181,13 +182,26 @@ def _write_access(
 ) -> None:
     """Groups, then users (who name their groups): each through the rules of page access,
     which keep both sides of a membership and every user's view."""
+    # Each holder's fields are checked as the API's body of it is, then given to the rules.
     kinds = (
-        ("page_access_groups", page_access.GROUP, imported.access_group_fields),
-        ("page_access_users", page_access.USER, imported.access_user_fields),
+        (
+            "page_access_groups",
+            page_access.GROUP,
+            imported.access_group_fields,
+            schemas.PageAccessGroupCreateFields,
+            page_access.GroupInput,
+        ),
+        (
+            "page_access_users",
+            page_access.USER,
+            imported.access_user_fields,
+            schemas.PageAccessUserFields,
+            page_access.UserInput,
+        ),
     )
     ours: dict[str, dict[str, str]] = {}
     stamps: dict[str, tuple] = {}
-    for kind, _model, _fields in kinds:
+    for kind, *_ in kinds:
         scope = import_mapping.scope_of(page_id, kind)
         known = import_mapping.mapped(scope)
         ours[kind] = {
@@ -199,15 +213,14 @@ def _write_access(
             stamps[ours[kind][source["id"]]] = imported.stamps(source)
     grants = {"component_ids": component_ids, "metric_ids": metric_ids}
     grants["page_access_group_ids"] = ours["page_access_groups"]
-    for kind, model, fields_of in kinds:
+    for kind, model, fields_of, body, input_class in kinds:
         scope = import_mapping.scope_of(page_id, kind)
         known = import_mapping.mapped(scope)
         for source in found[kind]:
             target_id = ours[kind][source["id"]]
             try:
-                written = page_access.import_holder(
-                    page_id, model, target_id, fields_of(source, grants), stamps
-                )
+                fields = plain(body(**fields_of(source, grants)), input_class)
+                written = page_access.import_holder(page_id, model, target_id, fields, stamps)
             except errors.DomainError as error:
                 progress.skipped(kind, source["id"], str(error))
                 progress.item(kind, False)

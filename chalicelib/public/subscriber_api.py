@@ -24,6 +24,7 @@ from chalice import Blueprint, Response
 
 from chalicelib import clock, schemas
 from chalicelib.domain import errors, pages, subscribers
+from chalicelib.http.inputs import plain
 from chalicelib.http.routing import ApiRequest, Router, json_response
 from chalicelib.public.routes import Visit, public_view
 from chalicelib.web import security
@@ -45,7 +46,8 @@ def subscribe_reader(
     if visit.viewer is not None:
         fields.page_access_user = visit.viewer.user_id
     page = pages.get_page(visit.snapshot.page_id)
-    return subscribers.create(page, fields, incident_id, by_reader=True)
+    wanted = plain(fields, subscribers.SubscriberInput)
+    return subscribers.create(page, wanted, incident_id, by_reader=True)
 
 
 @public_view(

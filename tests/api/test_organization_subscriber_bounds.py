@@ -5,7 +5,6 @@ or, in calls, with its pages."""
 
 import pytest
 
-from chalicelib import schemas
 from chalicelib.domain import organizations, pages, subscribers
 from chalicelib.schemas.pages import PageFields
 from chalicelib.store.models import Page
@@ -16,7 +15,7 @@ from tests.api.conftest import Api
 
 def subscribe(page_id: str, email: str, state: str) -> Subscriber:
     """An email subscriber in `state` (active, unconfirmed or quarantined), through the rules."""
-    fields = schemas.SubscriberFields(
+    fields = subscribers.SubscriberInput(
         email=email, skip_confirmation_notification=state != subscribers.UNCONFIRMED
     )
     made = subscribers.create(Page.get(page_id), fields)

@@ -3,7 +3,6 @@ with 500: they read the page of results asked for, never the page's whole list."
 
 import pytest
 
-from chalicelib import schemas
 from chalicelib.domain import subscribers
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
@@ -13,7 +12,7 @@ def subscribe_many(page_id: str, count: int) -> None:
     """`count` active email subscribers, through the rules (as the API makes them)."""
     page = Page.get(page_id)
     for number in range(count):
-        fields = schemas.SubscriberFields(
+        fields = subscribers.SubscriberInput(
             email=f"reader{number:05}@example.com", skip_confirmation_notification=True
         )
         subscribers.create(page, fields)

@@ -22,7 +22,7 @@ def seed() -> dict:
     import boto3
 
     from app import app
-    from chalicelib import config, schemas
+    from chalicelib import config
     from chalicelib.admin import bootstrap
     from chalicelib.domain import incidents, subscribers
     from chalicelib.local.emulator import create_resources
@@ -33,7 +33,7 @@ def seed() -> dict:
     boto3.client("ses").verify_email_identity(EmailAddress=config.notifications_sender())
     world = bootstrap("Bench", "Bench status")
     page = Page.get(world["page_id"])
-    subscriber = schemas.SubscriberFields(
+    subscriber = subscribers.SubscriberInput(
         email="reader@example.com", skip_confirmation_notification=True
     )
     subscribers.create(page, subscriber)

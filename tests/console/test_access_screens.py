@@ -149,11 +149,10 @@ def test_a_user_without_an_email_or_a_login_is_refused_with_the_apis_message(con
 
 
 def test_users_are_listed_by_screens_of_fifty_and_found_by_email(configurer, world):
-    from chalicelib import schemas
     from chalicelib.domain import page_access
 
     for number in range(51):
-        fields = schemas.PageAccessUserFields(email=f"reader{number:02d}@example.com")
+        fields = page_access.UserInput(email=f"reader{number:02d}@example.com")
         page_access.create(world.page_id, page_access.USER, fields)
 
     first = configurer.get(_access(world))
@@ -232,11 +231,10 @@ def test_a_group_without_a_name_is_refused(configurer, world):
 def test_a_member_without_page_configuration_sees_no_access_and_a_forged_post_is_refused(
     console, make_user, world
 ):
-    from chalicelib import schemas
     from chalicelib.domain import page_access
 
     user = page_access.create(
-        world.page_id, page_access.USER, schemas.PageAccessUserFields(email="r@example.com")
+        world.page_id, page_access.USER, page_access.UserInput(email="r@example.com")
     )
     console.sign_in(make_user({"incident_manager": True}))
     assert console.get(_access(world)).status == 403

@@ -64,8 +64,8 @@ def test_filled_gives_none_for_what_was_not_given():
     assert filled(Input(title="T", cleared="x")) == Input("T", None, "x", False, None)
 
 
-def test_a_body_a_caller_still_passes_is_accepted_by_the_fields_it_set():
-    assert accepted(Body(title="T", cleared=None), Input) == Input("T", cleared=None)
+def test_a_body_a_caller_still_passes_is_accepted_by_its_fields_not_null():
+    assert accepted(Body(title="T", note=None), Input) == Input("T", flag=True)
     assert accepted(Input("T"), Input) == Input("T")
 
 

@@ -59,10 +59,7 @@ NOT_YET: dict[str, set[str]] = {}
 # shrinks: a module not on it fails when it imports schemas, and a module on it fails once it
 # no longer does (take it off the list).
 DOMAIN_MODULES_STILL_ON_SCHEMAS = {
-    "chalicelib.domain.access_subscriptions",
-    "chalicelib.domain.imported",
     "chalicelib.domain.pages",
-    "chalicelib.domain.subscribers",
 }
 
 

@@ -40,13 +40,12 @@ def page_id(client) -> str:
 
 
 def _subscribe(page_id: str, email: str, **fields):
-    from chalicelib import schemas
     from chalicelib.domain import subscribers
     from chalicelib.store.models import Page
 
     return subscribers.create(
         Page.get(page_id),
-        schemas.SubscriberFields(email=email, skip_confirmation_notification=True, **fields),
+        subscribers.SubscriberInput(email=email, skip_confirmation_notification=True, **fields),
     )
 
 
