@@ -10,6 +10,7 @@ from chalicelib import clock, schemas
 from chalicelib.domain import pages
 from chalicelib.domain.organizations import PAGE_CONFIGURATION, has_role
 from chalicelib.http.auth import require_owner
+from chalicelib.http.inputs import plain
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def list_pages(request: ApiRequest):
 def create_page(request: ApiRequest):
     require_owner(request.principal)
     body = request.parse()
-    page = pages.create_page(request.principal.organization_id, body.page)
+    page = pages.create_page(request.principal.organization_id, plain(body.page, pages.PageInput))
     changed = body.page.model_fields_set
     return with_warnings(page, changed, page_out(page, request.archived), status=201)
 
@@ -109,7 +110,7 @@ def get_page(request: ApiRequest):
 def update_page(request: ApiRequest):
     page = request.page(PAGE_CONFIGURATION)
     body = request.parse()
-    page = pages.update_page(page, body.page)
+    page = pages.update_page(page, plain(body.page, pages.PageInput))
     return with_warnings(page, body.page.model_fields_set, page_out(page, request.archived))
 
 

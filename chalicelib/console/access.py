@@ -134,7 +134,7 @@ def save_audience(screen: Screen) -> Response:
     given = screen.form.get("page") if isinstance(screen.form.get("page"), dict) else {}
     fields = {name: value for name, value in given.items() if name in AUDIENCE_FLAGS}
     body = errors.validated(schemas.PageUpdate, {"page": fields}, "page")
-    pages.update_page(page, body.page)
+    pages.update_page(page, plain(body.page, pages.PageInput))
     return _back(page.id, "Audience saved")
 
 

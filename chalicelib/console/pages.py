@@ -55,7 +55,7 @@ def create_page(screen: Screen) -> Response:
     # An optional field left blank is not sent, as an API client leaves it out.
     fields = {name: given[name] for name in NEW_PAGE_FIELDS if given.get(name) not in (None, "")}
     body = errors.validated(schemas.PageCreate, {"page": fields}, "page")
-    page = pages.create_page(screen.user.organization_id, body.page)
+    page = pages.create_page(screen.user.organization_id, plain(body.page, pages.PageInput))
     return redirect(f"{BASE}/pages/{page.id}?done=Page+created")
 
 

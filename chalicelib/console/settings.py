@@ -32,6 +32,7 @@ from chalicelib.domain import contrast, pages
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.domain.pages import COLOR_FIELDS, DEFAULT_COLORS
 from chalicelib.http import errors
+from chalicelib.http.inputs import plain
 from chalicelib.public import preview
 
 if TYPE_CHECKING:
@@ -87,11 +88,12 @@ def color_warnings(profile: dict) -> list[str]:
     ]
 
 
-def _fields(screen: Screen) -> schemas.PageFields:
+def _fields(screen: Screen) -> pages.PageInput:
     fields = screen.form.get("page")
     if not isinstance(fields, dict):
         raise errors.unprocessable({"page": ["is missing"]})
-    return errors.validated(schemas.PageUpdate, {"page": fields}, "page").page
+    body = errors.validated(schemas.PageUpdate, {"page": fields}, "page")
+    return plain(body.page, pages.PageInput)
 
 
 @console_view(SETTINGS)

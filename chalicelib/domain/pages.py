@@ -7,8 +7,9 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from chalicelib import clock, ids, schemas
+from chalicelib import clock, ids
 from chalicelib.domain import contrast, errors, metrics_providers, unit_of_work
+from chalicelib.domain.inputs import UNSET, Unset, accepted, given
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.base import plain_dict
 from chalicelib.store.models import Claim, Page
@@ -90,6 +91,50 @@ IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transaction
 IMAGE_NAMES = ("transactional_logo", "favicon_logo", "hero_cover")
 
 
+@dataclass(frozen=True)
+class PageInput:
+    """A new page (a name at least), or what an update changes: every field is UNSET when
+    not given. Null clears what a page may be without (`domain`, `url`, `support_url`,
+    `notifications_from_email`, the images of `IMAGES`) and leaves the rest; `layout` is the
+    archived name of `branding`."""
+
+    name: str | None | Unset = UNSET
+    domain: str | None | Unset = UNSET
+    subdomain: str | None | Unset = UNSET
+    url: str | None | Unset = UNSET
+    branding: str | None | Unset = UNSET
+    layout: str | None | Unset = UNSET
+    page_description: str | None | Unset = UNSET
+    headline: str | None | Unset = UNSET
+    support_url: str | None | Unset = UNSET
+    hidden_from_search: bool | None | Unset = UNSET
+    viewers_must_be_team_members: bool | None | Unset = UNSET
+    audience_specific: bool | None | Unset = UNSET
+    allow_page_subscribers: bool | None | Unset = UNSET
+    allow_incident_subscribers: bool | None | Unset = UNSET
+    allow_email_subscribers: bool | None | Unset = UNSET
+    allow_sms_subscribers: bool | None | Unset = UNSET
+    allow_rss_atom_feeds: bool | None | Unset = UNSET
+    allow_webhook_subscribers: bool | None | Unset = UNSET
+    notifications_from_email: str | None | Unset = UNSET
+    notifications_email_footer: str | None | Unset = UNSET
+    time_zone: str | None | Unset = UNSET
+    css_body_background_color: str | None | Unset = UNSET
+    css_font_color: str | None | Unset = UNSET
+    css_light_font_color: str | None | Unset = UNSET
+    css_greens: str | None | Unset = UNSET
+    css_yellows: str | None | Unset = UNSET
+    css_oranges: str | None | Unset = UNSET
+    css_blues: str | None | Unset = UNSET
+    css_reds: str | None | Unset = UNSET
+    css_border_color: str | None | Unset = UNSET
+    css_graph_color: str | None | Unset = UNSET
+    css_link_color: str | None | Unset = UNSET
+    css_no_data: str | None | Unset = UNSET
+    hero_cover_url: str | None | Unset = UNSET
+    transactional_logo_url: str | None | Unset = UNSET
+
+
 def _claim_name(kind: str, value: str) -> str:
     return f"{kind}#{value}"
 
@@ -115,12 +160,13 @@ def _free_subdomain(name: str) -> str:
     return candidate
 
 
-def _profile_changes(fields: schemas.PageFields) -> dict:
-    """The profile entries a body sets, in their stored names."""
+def _profile_changes(fields: PageInput) -> dict:
+    """The profile entries a caller sets, in their stored names."""
     changes: dict = {}
     moment = clock.iso(clock.now())
-    for name in fields.model_fields_set - set(_CLAIMED):
-        value = getattr(fields, name)
+    for name, value in given(fields).items():
+        if name in _CLAIMED:
+            continue
         if name in IMAGES:
             changes.update(_image_changes(IMAGES[name], value, moment))
             continue
@@ -134,11 +180,12 @@ def _image_changes(name: str, url: str | None, moment: str) -> dict:
     return {name: url, f"{name}_updated_at": moment if url else None}
 
 
-def _check_claims(fields: schemas.PageFields, page_id: str | None) -> None:
+def _check_claims(fields: PageInput, page_id: str | None) -> None:
     problems: dict[str, list[str]] = {}
+    changed = given(fields)
     for kind in _CLAIMED:
-        value = getattr(fields, kind)
-        if kind in fields.model_fields_set and value and _claimed_by_other(kind, value, page_id):
+        value = changed.get(kind)
+        if value and _claimed_by_other(kind, value, page_id):
             problems[kind] = ["has already been taken"]
     if problems:
         raise errors.Invalid(problems)
@@ -161,14 +208,16 @@ def _stage(work: Work, page: Page, new_claims: dict, old_claims: dict) -> None:
         work.save(page, intent=True)
 
 
-def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
+def create_page(organization_id: str, fields: PageInput) -> Page:
+    fields = accepted(fields, PageInput)
     _check_claims(fields, None)
     moment = clock.now()
+    named = given(fields)
     page = Page(
         ids.new_id(),
         organization_id=organization_id,
-        subdomain=fields.subdomain or _free_subdomain(fields.name or ""),
-        domain=fields.domain,
+        subdomain=named.get("subdomain") or _free_subdomain(named.get("name") or ""),
+        domain=named.get("domain"),
         profile={**DEFAULT_PROFILE, **_profile_changes(fields)},
         status_embed_config=dict(DEFAULT_EMBED_CONFIG),
         created_at=moment,
@@ -184,7 +233,7 @@ def create_page(organization_id: str, fields: schemas.PageFields) -> Page:
     return unit_of_work.run(page.id, change, attempts=1)
 
 
-def update_page(page: Page, fields: schemas.PageFields) -> Page:
+def update_page(page: Page, fields: PageInput) -> Page:
     new_claims, old_claims = _apply(page, fields)
     return _save_update(page, new_claims, old_claims)
 
@@ -237,22 +286,23 @@ def delete_page(page: Page) -> None:
     unit_of_work.run(page.id, change, attempts=1)
 
 
-def preview_page(page: Page, fields: schemas.PageFields) -> Page:
+def preview_page(page: Page, fields: PageInput) -> Page:
     """`page` as `update_page` would leave it, checked as it checks, but not saved (the
     console's preview of the public page)."""
     _apply(page, fields)
     return page
 
 
-def _apply(page: Page, fields: schemas.PageFields) -> tuple[dict[str, str], dict[str, str]]:
+def _apply(page: Page, fields: PageInput) -> tuple[dict[str, str], dict[str, str]]:
     """Change `page` in memory; the names it takes and gives up."""
     _check_claims(fields, page.id)
     new_claims: dict[str, str] = {}
     old_claims: dict[str, str] = {}
+    changed = given(fields)
     for kind in _CLAIMED:
-        if kind not in fields.model_fields_set:
+        if kind not in changed:
             continue
-        value = getattr(fields, kind)
+        value = changed[kind]
         if kind == "subdomain" and not value:
             continue  # a page always keeps a subdomain
         current = getattr(page, kind)

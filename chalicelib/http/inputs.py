@@ -17,11 +17,16 @@ def plain(body: Any, input_class: type[T]) -> T:
     the body's field of that name. A field the input defaults to `UNSET` is taken only when
     the body set it (sent, even as null), so that a PATCH leaving a field out keeps it; every
     other field takes the body's value, its default when left out. A nested body becomes the
-    dataclass its field's annotation names."""
+    dataclass its field's annotation names. A body field the input has no field for would be
+    lost: a TypeError names it."""
     from pydantic import BaseModel  # loaded with `body`; an import here costs nothing
 
+    fields = dataclasses.fields(input_class)
+    lost = set(type(body).model_fields) - {field.name for field in fields}
+    if lost:
+        raise TypeError(f"{input_class.__name__} has no field for {', '.join(sorted(lost))}")
     values = {}
-    for field in dataclasses.fields(input_class):
+    for field in fields:
         if field.default is UNSET and field.name not in body.model_fields_set:
             continue
         value = getattr(body, field.name)

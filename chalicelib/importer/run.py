@@ -314,10 +314,15 @@ def _valid_page_fields(source_page: dict, progress: Progress) -> dict:
     return kept
 
 
+def _page_input(values: dict) -> pages.PageInput:
+    """Page fields by name (each one checked by `_valid_page_fields`), as the rules take them."""
+    return plain(schemas.PageFields(**values), pages.PageInput)
+
+
 def _write_page(request: Request, page: Page | None, source_page: dict, progress) -> Page:
     fields = _valid_page_fields(source_page, progress)
     if page is None:
-        page = pages.create_page(request.organization_id, schemas.PageFields(**fields))
+        page = pages.create_page(request.organization_id, _page_input(fields))
         import_mapping.remember(
             f"organization#{request.organization_id}#page", request.source_page_id, page.id
         )
@@ -330,7 +335,7 @@ def _write_page(request: Request, page: Page | None, source_page: dict, progress
         if current.get(pages.IMAGES.get(name, name)) != value
     }
     if changes:
-        page = pages.update_page(page, schemas.PageFields(**changes))
+        page = pages.update_page(page, _page_input(changes))
     progress.item("page", bool(changes))
     return page
 

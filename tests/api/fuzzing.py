@@ -155,12 +155,12 @@ def check_error_body(case, response: Response) -> None:
 def populated_organization(chalice_app, name: str) -> Iterator[Populated]:
     """An organization of its own, owner and key, and a page holding one of everything."""
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
 
     with Client(chalice_app) as client:
         organization = organizations.create_organization(f"{name} Inc")
         owner = organizations.create_user(organization.id, "owner@example.com", owner=True)
         api_key = organizations.create_api_key(owner)
-        page = pages.create_page(organization.id, PageFields(name=name))
+        page = pages.create_page(organization.id, PageInput(name=name))
         world = World(organization.id, owner.id, api_key, page.id, Api(client, api_key))
         yield populate(world)

@@ -6,7 +6,7 @@ or, in calls, with its pages."""
 import pytest
 
 from chalicelib.domain import organizations, pages, subscribers
-from chalicelib.schemas.pages import PageFields
+from chalicelib.domain.pages import PageInput
 from chalicelib.store.models import Page
 from chalicelib.store.subscriber_listings import SubscriberListing
 from chalicelib.store.subscribers import Subscriber
@@ -30,7 +30,7 @@ def organization_of(make_world, pages_count: int, per_page: int):
     world = make_world()
     page_ids = [world.page_id]
     for number in range(1, pages_count):
-        page_ids.append(pages.create_page(world.organization_id, PageFields(name=f"P{number}")).id)
+        page_ids.append(pages.create_page(world.organization_id, PageInput(name=f"P{number}")).id)
     for index, page_id in enumerate(page_ids):
         for number in range(per_page):
             state = subscribers.LISTED_STATES[number % 3]

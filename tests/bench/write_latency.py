@@ -64,13 +64,13 @@ def _bare_url() -> str:
 def _page_with_history(count: int) -> tuple[str, str]:
     """A new organization's API key and its page with `count` resolved incidents."""
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
     from tests.api.test_bounded_cost import write_history
 
     organization = organizations.create_organization(f"Bench {count}")
     owner = organizations.create_user(organization.id, f"owner{count}@example.com", owner=True)
     api_key = organizations.create_api_key(owner)
-    page = pages.create_page(organization.id, PageFields(name=f"Bench {count}"))
+    page = pages.create_page(organization.id, PageInput(name=f"Bench {count}"))
     write_history(page.id, count)
     return api_key, page.id
 

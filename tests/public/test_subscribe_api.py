@@ -133,9 +133,9 @@ def test_a_subscription_to_one_incident_is_refused_rather_than_widened(world, vi
 def test_a_private_page_takes_no_subscription(world, visitor):
     publish(world)
     from chalicelib.domain import pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
 
-    pages.update_page(pages.get_page(world.page_id), PageFields(viewers_must_be_team_members=True))
+    pages.update_page(pages.get_page(world.page_id), PageInput(viewers_must_be_team_members=True))
     answer = subscribe(visitor, {"subscriber": {"email": f"p-{world.page_id}@example.com"}})
     assert answer.status == 401 and answer.json == {"error": "Could not authenticate"}
     assert not subscribers.listed(world.page_id, state="unconfirmed")

@@ -23,10 +23,10 @@ def aws():
 @pytest.fixture
 def page_id(aws):
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
 
     organization = organizations.create_organization("Acme Inc")
-    return pages.create_page(organization.id, PageFields(name="Acme")).id
+    return pages.create_page(organization.id, PageInput(name="Acme")).id
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from pydantic import BaseModel
 
 from chalicelib.domain.inputs import UNSET, Unset, accepted, filled, given
@@ -58,6 +59,15 @@ def test_a_field_left_out_takes_the_bodys_default_not_the_inputs():
 def test_a_nested_body_becomes_the_dataclass_its_field_names():
     fields = plain(Body(title="T", link={"url": "https://example.com"}), Input)
     assert fields.link == Link("https://example.com", "default name")
+
+
+def test_a_body_field_the_input_lacks_is_refused_rather_than_lost():
+    @dataclass(frozen=True)
+    class Narrow:
+        title: str
+
+    with pytest.raises(TypeError, match="no field for cleared, flag, link, note"):
+        plain(Body(title="T"), Narrow)
 
 
 def test_filled_gives_none_for_what_was_not_given():

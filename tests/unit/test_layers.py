@@ -55,13 +55,6 @@ FORBIDDEN: dict[str, set[str]] = {
 # it moves out of here and the rule holds from then on.
 NOT_YET: dict[str, set[str]] = {}
 
-# Issue 36, item 1: the domain still takes pydantic bodies in these modules. The list only
-# shrinks: a module not on it fails when it imports schemas, and a module on it fails once it
-# no longer does (take it off the list).
-DOMAIN_MODULES_STILL_ON_SCHEMAS = {
-    "chalicelib.domain.pages",
-}
-
 
 @dataclass(frozen=True)
 class Import:
@@ -154,8 +147,6 @@ def test_every_room_of_chalicelib_is_in_the_rules():
 
 def _on_the_remaining_work(each: Import) -> bool:
     """A climb named above as issue 36's remaining work."""
-    if each.room == "domain" and each.target_room == "schemas":
-        return each.module in DOMAIN_MODULES_STILL_ON_SCHEMAS
     return each.target_room in NOT_YET.get(each.room, set())
 
 
@@ -170,20 +161,8 @@ def test_no_module_imports_a_room_above_its_own():
 
 def test_the_domain_imports_nothing_of_schemas_notify_api_console_public_or_views():
     above = {"schemas", "notify", "api", "console", "public", "views"}
-    wrong = [
-        str(each)
-        for each in imports()
-        if each.room == "domain" and each.target_room in above and not _on_the_remaining_work(each)
-    ]
+    wrong = [str(each) for each in imports() if each.room == "domain" and each.target_room in above]
     assert not wrong, "the domain imports a room above it:\n" + "\n".join(wrong)
-
-
-def test_the_list_of_domain_modules_on_schemas_only_shrinks():
-    on_schemas = {
-        each.module for each in imports() if each.room == "domain" and each.target_room == "schemas"
-    }
-    done = sorted(DOMAIN_MODULES_STILL_ON_SCHEMAS - on_schemas)
-    assert not done, f"no longer import schemas, take them off the list: {done}"
 
 
 def test_the_console_and_the_api_import_no_store_model():
@@ -204,3 +183,30 @@ def test_each_climb_not_yet_forbidden_is_still_made():
         if (room, above) not in made
     )
     assert not gone, f"these climbs are gone, drop them from NOT_YET so the rule holds: {gone}"
+
+
+# What only a pydantic model has. A domain module that reads it takes request bodies whatever
+# it imports (page_access did so, importing no schema): the rule is plain inputs.
+PYDANTIC_ONLY = {
+    "model_fields_set",
+    "model_fields",
+    "model_dump",
+    "model_dump_json",
+    "model_validate",
+    "model_copy",
+}
+
+
+def test_the_domain_takes_no_request_body():
+    wrong = []
+    for path in sorted((PACKAGE / "domain").rglob("*.py")):
+        module = _module_name(path)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in PYDANTIC_ONLY:
+                wrong.append(f"{module}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                names += [alias.name for alias in node.names]
+                if any(name.split(".")[0] == "pydantic" for name in names):
+                    wrong.append(f"{module}:{node.lineno} imports pydantic")
+    assert not wrong, "the domain takes a request body, not plain inputs:\n" + "\n".join(wrong)

@@ -33,10 +33,10 @@ def client():
 @pytest.fixture
 def page_id(client) -> str:
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
 
     organization = organizations.create_organization("Acme Inc")
-    return pages.create_page(organization.id, PageFields(name="Acme")).id
+    return pages.create_page(organization.id, PageInput(name="Acme")).id
 
 
 def _subscribe(page_id: str, email: str, **fields):

@@ -35,12 +35,12 @@ def client(app):
 @pytest.fixture
 def world(app):
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
+    from chalicelib.domain.pages import PageInput
 
     organization = organizations.create_organization("Acme Inc")
     owner = organizations.create_user(organization.id, "owner@example.com", owner=True)
     key = organizations.create_api_key(owner)
-    page = pages.create_page(organization.id, PageFields(name="Acme"))
+    page = pages.create_page(organization.id, PageInput(name="Acme"))
     return {"organization_id": organization.id, "key": key, "page_id": page.id}
 
 
