@@ -32,12 +32,11 @@ def bootstrap(
 ) -> dict:
     """An organization, its owner, an API key and one page."""
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
 
     organization = organizations.create_organization(organization_name)
     owner = organizations.create_user(organization.id, "owner@example.com", owner=True)
     api_key = organizations.create_api_key(owner)
-    page = pages.create_page(organization.id, PageFields(name=page_name))
+    page = pages.create_page(organization.id, pages.PageInput(name=page_name))
     return {
         "organization_id": organization.id,
         "user_id": owner.id,
@@ -109,9 +108,8 @@ def _create_key(args) -> dict:
 
 def _create_page(args) -> dict:
     from chalicelib.domain import pages
-    from chalicelib.schemas.pages import PageFields
 
-    return {"page_id": pages.create_page(args.organization, PageFields(name=args.name)).id}
+    return {"page_id": pages.create_page(args.organization, pages.PageInput(name=args.name)).id}
 
 
 def _delete_page(args) -> dict:

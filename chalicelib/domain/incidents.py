@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from chalicelib import clock, ids
 from chalicelib.domain import component_effects, errors, unit_of_work
 from chalicelib.domain import incident_states as states
-from chalicelib.domain.inputs import UNSET, Unset, accepted, filled, given
+from chalicelib.domain.inputs import UNSET, Unset, filled, given
 from chalicelib.domain.unit_of_work import Work
 from chalicelib.store.incidents import (
     INCIDENT_PREFIX,
@@ -751,7 +751,6 @@ def update_incident(
     With `expected_status`, nothing happens unless the incident still has that status (a
     conflict of intent otherwise).
     """
-    fields = accepted(fields, IncidentInput)
     changed = set(given(fields))
     fields = filled(fields)
 

@@ -52,13 +52,3 @@ def filled(inputs: T) -> T:
         field.name for field in dataclasses.fields(inputs) if getattr(inputs, field.name) is UNSET
     ]
     return dataclasses.replace(inputs, **dict.fromkeys(unset))
-
-
-def accepted(fields: Any, input_class: type[T]) -> T:
-    """`fields` as the input `input_class`. For a time, callers not yet moved to plain inputs
-    (admin.py's and tests/api/conftest.py's `pages.create_page`, jobs/maintenance.py's
-    `incidents.update_incident`) pass the request body they build, each field they set with a
-    value: the fields not null are the ones given. To go once they pass inputs."""
-    if isinstance(fields, input_class):
-        return fields
-    return input_class(**{name: value for name, value in vars(fields).items() if value is not None})

@@ -12,7 +12,7 @@ import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from chalicelib import clock, schemas
+from chalicelib import clock
 from chalicelib.domain import component_holds, components, incidents
 from chalicelib.domain import incident_states as states
 from chalicelib.jobs import due_steps
@@ -73,7 +73,7 @@ def _move(record: IncidentRecord, step: Step) -> None:
                 named
             )
         moved = {component_id: step.component_status for component_id in named}
-    fields = schemas.IncidentFields(
+    fields = incidents.IncidentInput(
         status=step.status,
         body=step.body,
         components=moved,

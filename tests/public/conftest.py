@@ -57,7 +57,7 @@ def publish(world) -> None:
     """Rebuild the page's snapshot and publish its files now, whether or not a write asked
     for it (as after a change of the settings, which `make run` republishes at its start)."""
     from chalicelib.public import publish as site_publish
-    from chalicelib.public import snapshot as page_snapshot
+    from chalicelib.views import snapshot as page_snapshot
 
     page_snapshot.refresh(world.page_id)
     if Api.published_site is not None:  # not for the tests of the app's own views

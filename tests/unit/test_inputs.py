@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 from pydantic import BaseModel
 
-from chalicelib.domain.inputs import UNSET, Unset, accepted, filled, given
+from chalicelib.domain.inputs import UNSET, Unset, filled, given
 from chalicelib.http.inputs import plain
 
 
@@ -72,11 +72,6 @@ def test_a_body_field_the_input_lacks_is_refused_rather_than_lost():
 
 def test_filled_gives_none_for_what_was_not_given():
     assert filled(Input(title="T", cleared="x")) == Input("T", None, "x", False, None)
-
-
-def test_a_body_a_caller_still_passes_is_accepted_by_its_fields_not_null():
-    assert accepted(Body(title="T", note=None), Input) == Input("T", flag=True)
-    assert accepted(Input("T"), Input) == Input("T")
 
 
 def test_unset_reads_as_empty():
