@@ -158,40 +158,32 @@ def http(chalice_app):
 
 
 def _forget_queued_work() -> None:
-    """What earlier tests of this process left on the queues is theirs: a test starts with
-    none, so a drain reads only its own (left, it grows to thousands, and the emulator reads
-    a whole queue on each receive). One purge a minute is allowed; within it, what is left
-    since is one test's, and received."""
+    """What earlier tests of this process left is theirs: a test starts with empty queues
+    (left, they grow to thousands, and the emulator reads a whole queue on each receive) and
+    no pending outbox event (each tick's sweep would send them all again)."""
     import boto3
 
     from chalicelib import config
-    from chalicelib.notify import queues
+    from chalicelib.notify import outbox, queues
+    from chalicelib.store.outbox import PENDING, OutboxEvent
 
     sqs = boto3.client("sqs", region_name="us-east-1")
     for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES, queues.PUBLISH):
         url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
-        try:
-            sqs.purge_queue(QueueUrl=url)
-        except sqs.exceptions.PurgeQueueInProgress:
-            while found := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get(
-                "Messages"
-            ):
-                entries = [
-                    {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(found)
-                ]
-                sqs.delete_message_batch(QueueUrl=url, Entries=entries)
+        sqs.purge_queue(QueueUrl=url)
+    for event in OutboxEvent.pending_index.query(PENDING):
+        outbox.received(event)
 
 
 @pytest.fixture
 def make_world(http):
     from chalicelib.domain import organizations, pages
-    from chalicelib.schemas.pages import PageFields
 
     def make(page_name: str = "Acme") -> World:
         organization = organizations.create_organization("Acme Inc")
         owner = organizations.create_user(organization.id, "owner@example.com", owner=True)
         api_key = organizations.create_api_key(owner)
-        page = pages.create_page(organization.id, PageFields(name=page_name))
+        page = pages.create_page(organization.id, pages.PageInput(name=page_name))
         return World(organization.id, owner.id, api_key, page.id, Api(http, api_key))
 
     return make
@@ -238,15 +230,6 @@ def drain(http):
             if not notifications and not deliveries:
                 return seen
 
-    for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES):  # what earlier tests left
-        # Purged: a fuzz run leaves thousands, and each receive reads them all. One purge a
-        # minute is allowed: within it, what is left since is little, and received.
-        url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
-        try:
-            sqs.purge_queue(QueueUrl=url)
-        except sqs.exceptions.PurgeQueueInProgress:
-            while receive(short_name):
-                pass
     return run
 
 
