@@ -66,11 +66,11 @@ def index_recipients() -> int:
     """Give subscribers stored before the recipient items existed their items (once; a Scan,
     so never on a request path). The local stack runs it at start; on AWS run it once after
     deploying this version."""
-    from chalicelib.domain import subscribers
+    from chalicelib.domain import subscribers, whole_tables
 
     if subscribers.recipient_items_are_current():
         return 0
-    return subscribers.index_recipients(subscribers.every_subscriber())
+    return subscribers.index_recipients(whole_tables.every_subscriber())
 
 
 def _index_recipients(args) -> dict:
@@ -128,11 +128,11 @@ def publish_all() -> int:
     """Ask for a publish of every page whose files were never published, or published under
     other settings (the first start after an upgrade, or after `PUBLIC_DOMAIN` changed);
     returns how many."""
-    from chalicelib.domain import pages
+    from chalicelib.domain import whole_tables
     from chalicelib.public import publish
 
     asked = 0
-    for page in pages.every_page():
+    for page in whole_tables.every_page():
         if not publish.is_published(page.id):
             publish.request(page.id, force=True)
             asked += 1

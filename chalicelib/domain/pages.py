@@ -379,11 +379,6 @@ def pages_of(organization_id: str) -> list[Page]:
     return list(Page.by_organization.query(organization_id))
 
 
-def every_page() -> Iterable[Page]:
-    """Every page of every organization: a Scan, for the admin's commands, never a request."""
-    return Page.scan()
-
-
 def embed_config_of(page: Page) -> dict:
     return {**DEFAULT_EMBED_CONFIG, **plain_dict(page.status_embed_config)}
 

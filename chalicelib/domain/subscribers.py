@@ -586,11 +586,6 @@ def recipient_items_are_current() -> bool:
         return False
 
 
-def every_subscriber() -> Iterable[Subscriber]:
-    """Every subscriber of every page: a Scan, for the admin's commands, never a request."""
-    return Subscriber.scan()
-
-
 def index_recipients(subscribers: Iterable[Subscriber]) -> int:
     """Write the recipient items, list entries and address claims of subscribers stored before
     they existed and count the tallies afresh (idempotent), then note that the layout is
