@@ -45,9 +45,12 @@ def respond(
     render: Callable[[], str],
     extra_headers: dict[str, str] | None = None,
     headers_of_body: Callable[[str], dict[str, str]] | None = None,
+    reuse: bool = True,
 ) -> Response:
     """200 with the rendered body, or 304 when the client holds this version already.
-    `headers_of_body` adds headers that depend on the body (a policy naming its hashes)."""
+    `headers_of_body` adds headers that depend on the body (a policy naming its hashes).
+    Without `reuse`, the body is rendered anew rather than taken from the bodies rendered
+    for the same ETag (which may be older than what it shows, such as a chart's points)."""
     sent = {
         "Cache-Control": f"public, max-age={MAX_AGE_SECONDS}",
         "ETag": etag,
@@ -55,7 +58,7 @@ def respond(
     }
     if matches(headers.get("if-none-match"), etag):
         return Response(body="", status_code=304, headers=sent)
-    body = _rendered.get(etag)
+    body = _rendered.get(etag) if reuse else None
     if body is None:
         body = render()
         _rendered[etag] = body

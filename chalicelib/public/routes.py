@@ -64,6 +64,7 @@ class Visit:
         site_url: str,
         viewer: audience.Viewer | None = None,
         reads: dict | None = None,
+        fresh: bool = False,
     ):
         self.request = request
         self.snapshot = snapshot
@@ -75,6 +76,9 @@ class Visit:
         # What the view read beyond the snapshot, shared by the visits of one publish (the
         # same page at each of its places reads the same items).
         self.reads = {} if reads is None else reads
+        # A publish renders anew: the bodies kept for readers within a minute may predate a
+        # write that changes no version of the page (a chart's points), which it must show.
+        self.fresh = fresh
 
     def read(self, function: Callable[..., T], *arguments) -> T:
         """`function(*arguments)`, once per `reads`."""
@@ -107,10 +111,18 @@ class Visit:
             extra["Access-Control-Allow-Origin"] = "*"
         if content_type == HTML:
             return caching.respond(
-                self.request.headers, etag, content_type, render, extra, security.for_html
+                self.request.headers,
+                etag,
+                content_type,
+                render,
+                extra,
+                security.for_html,
+                reuse=not self.fresh,
             )
         extra.update(security.for_data(embeddable=embeddable))
-        return caching.respond(self.request.headers, etag, content_type, render, extra)
+        return caching.respond(
+            self.request.headers, etag, content_type, render, extra, reuse=not self.fresh
+        )
 
 
 def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:

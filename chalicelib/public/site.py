@@ -201,7 +201,7 @@ def _visit(
         raw_body=None,
         content_type=None,
     )
-    return routes.Visit(request, snapshot, mount.base, mount.site_url, reads=reads)
+    return routes.Visit(request, snapshot, mount.base, mount.site_url, reads=reads, fresh=True)
 
 
 def _answer(key: str, view: Callable, visit: routes.Visit) -> File:
