@@ -116,7 +116,8 @@ def test_maintenance_moves_itself(stack, page):
     from datetime import UTC, datetime, timedelta
 
     key, page_id = page["api_key"], page["page_id"]
-    start = datetime.now(UTC) + timedelta(seconds=15)
+    # Moments apart, as the stack ticks every 2 s.
+    start = datetime.now(UTC) + timedelta(seconds=4)
     incident = stack.send(
         "POST",
         f"/v1/pages/{page_id}/incidents",
@@ -126,15 +127,15 @@ def test_maintenance_moves_itself(stack, page):
                 "name": "Upgrade",
                 "status": "scheduled",
                 "scheduled_for": start.isoformat(),
-                "scheduled_until": (start + timedelta(seconds=20)).isoformat(),
+                "scheduled_until": (start + timedelta(seconds=4)).isoformat(),
                 "scheduled_auto_in_progress": True,
                 "scheduled_auto_completed": True,
             }
         },
     ).json()
     path = f"/v1/pages/{page_id}/incidents/{incident['id']}"
-    assert wait_for(lambda: stack.get(path, key).json()["status"] == "in_progress", timeout=40)
-    assert wait_for(lambda: stack.get(path, key).json()["status"] == "completed", timeout=40)
+    assert wait_for(lambda: stack.get(path, key).json()["status"] == "in_progress", timeout=20)
+    assert wait_for(lambda: stack.get(path, key).json()["status"] == "completed", timeout=20)
 
 
 def test_one_click_unsubscribe_from_the_emails_own_header(stack, page):
