@@ -159,13 +159,15 @@ def http(chalice_app):
 
 def _forget_queued_work() -> None:
     """What earlier tests of this process left is theirs: a test starts with empty queues
-    (left, they grow to thousands, and the emulator reads a whole queue on each receive) and
-    no pending outbox event (each tick's sweep would send them all again)."""
+    (left, they grow to thousands, and the emulator reads a whole queue on each receive), no
+    pending outbox event (each tick's sweep would send them all again) and no page whose files
+    are due (each tick would ask for all their publishes again)."""
     import boto3
 
     from chalicelib import config
     from chalicelib.notify import outbox, queues
     from chalicelib.store.outbox import PENDING, OutboxEvent
+    from chalicelib.store.snapshots import DUE, PageSnapshot
 
     sqs = boto3.client("sqs", region_name="us-east-1")
     for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES, queues.PUBLISH):
@@ -173,6 +175,8 @@ def _forget_queued_work() -> None:
         sqs.purge_queue(QueueUrl=url)
     for event in OutboxEvent.pending_index.query(PENDING):
         outbox.received(event)
+    for page in PageSnapshot.publishes_due.query(DUE):
+        page.update(actions=[PageSnapshot.publish_queue.remove()])
 
 
 @pytest.fixture
