@@ -36,8 +36,14 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-test: lint infra-check chromium node
-	$(PY) -m pytest -q -n 2 --dist loadfile
+# The package check runs beside the suite (it mostly waits on pip and on writing the zip); its
+# output follows the suite's, and either failing fails `make test`.
+test: lint chromium node
+	@$(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
+	$(PY) -m pytest -q -n 2 --dist loadfile; tested=$$?; \
+	wait $$checking; checked=$$?; cat .infra-check.log; \
+	[ $$checked -eq 0 ] || echo "make infra-check failed (above)"; \
+	[ $$tested -eq 0 ] && [ $$checked -eq 0 ]
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
 # download is possible); installed once, when missing.
