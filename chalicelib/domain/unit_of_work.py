@@ -87,6 +87,9 @@ class Committed:
     events: list[OutboxEvent]
     # Whether the public page shows the change (its files are published again).
     public: bool = False
+    # Whether it shows only in the page's charts (points), which no version of the page
+    # counts: its files are published again all the same.
+    charted: bool = False
 
 
 class Work:
@@ -98,6 +101,7 @@ class Work:
         self.events: list[OutboxEvent] = []
         # Whether the public page shows what this change writes.
         self.public = page_id is not None
+        self.charted = False
         self._units: list[list[Staged]] = []
         self._open_unit: list[Staged] | None = None
 
@@ -158,6 +162,12 @@ class Work:
     def quiet(self) -> None:
         """The public page does not show this change: its snapshot stays as it is."""
         self.public = False
+
+    def chart(self) -> None:
+        """The change shows only in the page's charts: its snapshot stays as it is, and its
+        files are published again (they show the points as they are when rendered)."""
+        self.public = False
+        self.charted = True
 
     @property
     def empty(self) -> bool:
@@ -233,6 +243,6 @@ def run(page_id: str | None, change: Callable[[Work], T], *, attempts: int = ATT
         except _LostRace:
             time.sleep(random.uniform(0, min(PAUSE_SECONDS * 2**attempt, MAX_PAUSE_SECONDS)))
             continue
-        _announce(Committed(page_id, work.events, work.public))
+        _announce(Committed(page_id, work.events, work.public, work.charted))
         return result
     raise errors.Conflict()

@@ -82,9 +82,10 @@ class Build:
 
 
 def request_committed(committed: Committed) -> None:
-    """After a commit the public sees: ask for a publish of its page."""
-    if committed.public and committed.page_id:
-        request(committed.page_id)
+    """After a commit the public sees: ask for a publish of its page (forced for a change
+    only its charts show, which leaves the page's version as it was)."""
+    if committed.page_id and (committed.public or committed.charted):
+        request(committed.page_id, force=committed.charted)
 
 
 def withdraw_if_hidden(page: Page) -> None:

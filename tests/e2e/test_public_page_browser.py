@@ -369,9 +369,7 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
         browser.get(admin.public_url)
         return len(browser.find_elements(By.CSS_SELECTOR, ".metric-data tbody tr")) == 3
 
-    # Each batch of points asks for a publish; the minute's republish of a page with charts
-    # shows them too, should those race the writes.
-    assert wait_for(charted, timeout=75)
+    assert wait_for(charted, timeout=30)  # a publish under a loaded machine
 
     chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
     assert chart.find_element(By.CSS_SELECTOR, "h3").text == "API latency"
@@ -395,14 +393,15 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
     browser.find_element(By.LINK_TEXT, "Week").click()
     WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=week"))
 
-    # The day's three may have been published before the point of three days ago was written.
+    # The day's three may have been published before the point of three days ago: the
+    # week's file shows it within a publish's delay.
     def week_charted() -> bool:
         rows = browser.find_elements(By.CSS_SELECTOR, ".metric-data tbody tr")
         if len(rows) != 4:
             browser.refresh()
         return len(rows) == 4
 
-    assert wait_for(week_charted, timeout=75)  # as the day's, within the minute's republish
+    assert wait_for(week_charted, timeout=30)  # the last point may come with a later publish
     current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
     assert current.text == "Week"
     browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_week.png"))
