@@ -1,18 +1,13 @@
 """A loopback HTTP server for built-in checks to call: its answer (status, body, delay) is
 whatever the test sets at the moment, and it counts the requests it got."""
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import LoopbackServer
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # A tick's checks connect at once: a backlog of 5 would drop SYNs (1 s retries).
-    request_queue_size = 1024
-
-
-class CheckTarget:
+class CheckTarget(LoopbackServer):
     def __init__(self, status: int = 200, body: bytes = b"all good", delay: float = 0):
         self.status = status
         self.body = body
@@ -47,22 +42,13 @@ class CheckTarget:
             def log_message(self, *args):
                 pass
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler, backlog=1024)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/health"
+        return f"http://127.0.0.1:{self.port}/health"
 
     def answer(self, status: int, body: bytes | None = None) -> None:
         self.status = status
         if body is not None:
             self.body = body
-
-    def __enter__(self) -> "CheckTarget":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()

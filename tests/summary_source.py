@@ -2,11 +2,12 @@
 third-party components): it answers what the test sets, and counts the requests."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import LoopbackServer
 
 
-class SummarySource:
+class SummarySource(LoopbackServer):
     def __init__(self, statuses: dict[str, str] | None = None):
         self.statuses = dict(statuses or {})
         self.status = 200
@@ -31,8 +32,7 @@ class SummarySource:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     def respond(self, path: str) -> tuple[int, dict, bytes]:
         """The status, headers and body of the answer to `GET path`."""
@@ -50,12 +50,4 @@ class SummarySource:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/api/v2/summary.json"
-
-    def __enter__(self) -> "SummarySource":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()  # returns at once when already shut down
-        self.server.server_close()
+        return f"http://127.0.0.1:{self.port}/api/v2/summary.json"

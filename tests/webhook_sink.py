@@ -1,17 +1,13 @@
 """A small HTTP server that records the webhooks it receives (or refuses them)."""
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import LoopbackServer
 
 
-class _Server(ThreadingHTTPServer):
-    # Concurrent deliveries connect at once: a backlog of 5 would drop SYNs (1 s retries).
-    request_queue_size = 128
-
-
-class WebhookSink:
+class WebhookSink(LoopbackServer):
     def __init__(self, status: int = 200, delay: float = 0):
         self.status = status
         self.delay = delay  # seconds before each answer: a slow endpoint
@@ -38,17 +34,8 @@ class WebhookSink:
             def log_message(self, *args):
                 pass
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler, backlog=128)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-
-    def __enter__(self) -> "WebhookSink":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        return f"http://127.0.0.1:{self.port}/hook"
