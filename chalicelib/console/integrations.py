@@ -127,10 +127,10 @@ def _settings(parsed) -> dict:
 
 
 def _choices(page_id: str) -> dict:
-    """What the form offers: components a rule may name, the page's templates."""
+    """What the form offers: the components a rule may name (id: name), the page's templates."""
     records = components.components_of(page_id, consistent=True)
     return {
-        "components": [record for record in records if not record.group],
+        "rule_components": {record.id: record.name for record in records if not record.group},
         "templates": sorted(
             incident_templates.templates_of(page_id), key=lambda each: each.name.lower()
         ),
