@@ -1,6 +1,7 @@
 """Driving the console in a real headless Chromium as a person does: sign in, click, wait for
 the next screen, look at it at desktop and phone widths, and read the public page after."""
 
+import os
 import re
 
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
@@ -31,20 +32,28 @@ def look(browser, axe_script: str, name: str, prefix: str = "console") -> None:
     screenshot(browser, name, prefix)
 
 
+# Screenshots of every screen are for a person to look at (`SCREENSHOTS=1 make test`); the
+# width check runs either way.
+SCREENSHOTS = os.environ.get("SCREENSHOTS") == "1"
+
+
 def screenshot(browser, name: str, prefix: str = "console") -> None:
-    """The screen at desktop width (whole height) and at a phone's, which must not scroll
-    sideways: `{prefix}_{name}.png` and `{prefix}_{name}_phone.png`."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    browser.execute_script("window.scrollTo(0, 0)")
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(1280, max(800, min(height + 120, 5000)))
-    browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}.png"))
+    """The screen at a phone's width must not scroll sideways; with `SCREENSHOTS=1`, it is
+    saved at desktop width (whole height) and at the phone's: `{prefix}_{name}.png` and
+    `{prefix}_{name}_phone.png`."""
+    if SCREENSHOTS:
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.execute_script("window.scrollTo(0, 0)")
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(1280, max(800, min(height + 120, 5000)))
+        browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}.png"))
     browser.set_window_size(390, 844)
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(390, max(844, min(height + 120, 6000)))
     wide = browser.execute_script("return document.documentElement.scrollWidth")
     assert wide <= 390, f"{name} scrolls sideways at 390 px ({wide} px wide)"
-    browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}_phone.png"))
+    if SCREENSHOTS:
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(390, max(844, min(height + 120, 6000)))
+        browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}_phone.png"))
     browser.set_window_size(1280, 1000)
 
 

@@ -24,8 +24,14 @@ SUBSCRIBERS = 200
 
 
 def test_a_kill_mid_fan_out_loses_nobody_and_resends_only_what_was_in_flight(tmp_path):
-    # A short lease: what the killed process had claimed is taken over soon after the restart.
-    stack = LocalStack(tmp_path / "data", DELIVERY_LEASE_SECONDS="5", SCHEDULE_TICK_SECONDS="2")
+    # A short lease and visibility: what the killed process had claimed, and the messages it
+    # had received, are taken over soon after the restart.
+    stack = LocalStack(
+        tmp_path / "data",
+        DELIVERY_LEASE_SECONDS="5",
+        LOCAL_VISIBILITY_SECONDS="5",
+        SCHEDULE_TICK_SECONDS="2",
+    )
     with WebhookSink(delay=0.02) as sink:
         try:
             stack.start()
