@@ -6,6 +6,7 @@ see each other's data. Every request of every test is recorded, and a Scan fails
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlencode
 
 import pytest
@@ -157,22 +158,32 @@ def http(chalice_app):
         yield client
 
 
+@lru_cache(maxsize=1)
+def _sqs():
+    # One client for every test: making one costs tens of milliseconds.
+    import boto3
+
+    return boto3.client("sqs", region_name="us-east-1")
+
+
+@lru_cache(maxsize=8)
+def _queue_url(short_name: str) -> str:
+    from chalicelib import config
+
+    return _sqs().get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
+
+
 def _forget_queued_work() -> None:
     """What earlier tests of this process left is theirs: a test starts with empty queues
     (left, they grow to thousands, and the emulator reads a whole queue on each receive), no
     pending outbox event (each tick's sweep would send them all again) and no page whose files
     are due (each tick would ask for all their publishes again)."""
-    import boto3
-
-    from chalicelib import config
     from chalicelib.notify import outbox, queues
     from chalicelib.store.outbox import PENDING, OutboxEvent
     from chalicelib.store.snapshots import DUE, PageSnapshot
 
-    sqs = boto3.client("sqs", region_name="us-east-1")
     for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES, queues.PUBLISH):
-        url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
-        sqs.purge_queue(QueueUrl=url)
+        _sqs().purge_queue(QueueUrl=_queue_url(short_name))
     for event in OutboxEvent.pending_index.query(PENDING):
         outbox.received(event)
     for page in PageSnapshot.publishes_due.query(DUE):
@@ -201,15 +212,13 @@ def world(make_world) -> World:
 @pytest.fixture
 def drain(http):
     """Run the app's SQS functions until both queues are empty; returns delivery messages seen."""
-    import boto3
-
     from chalicelib import config
     from chalicelib.notify import queues
 
-    sqs = boto3.client("sqs", region_name="us-east-1")
+    sqs = _sqs()
 
     def receive(short_name):
-        url = sqs.get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
+        url = _queue_url(short_name)
         messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])
         for message in messages:
             sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])

@@ -4,6 +4,8 @@ import time
 
 import pytest
 
+from tests.api.conftest import _queue_url, _sqs
+
 STYLES = ["", ".json"]
 
 
@@ -284,14 +286,12 @@ def test_new_credentials_replace_the_stored_hashes_only(world):
 @pytest.fixture
 def drain_metric_data(http):
     """Runs the app's metric-data queue function on whatever the queue holds."""
-    import boto3
-
     from chalicelib import config
     from chalicelib.notify import queues
 
-    sqs = boto3.client("sqs", region_name="us-east-1")
+    sqs = _sqs()
     name = config.queue_name(queues.METRIC_DATA)
-    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    url = _queue_url(queues.METRIC_DATA)
 
     def receive():
         messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])

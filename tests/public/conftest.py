@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.api.conftest import *  # noqa: F403 (the app over moto, `world`, `dynamodb_calls`)
-from tests.api.conftest import Answer, Api
+from tests.api.conftest import Answer, Api, _queue_url, _sqs
 
 
 @dataclass
@@ -101,13 +101,11 @@ def drain_publishes(http):
     how many messages there were."""
     import json
 
-    import boto3
-
     from chalicelib import config
     from chalicelib.notify import queues
 
-    sqs = boto3.client("sqs", region_name="us-east-1")
-    url = sqs.get_queue_url(QueueName=config.queue_name(queues.PUBLISH))["QueueUrl"]
+    sqs = _sqs()
+    url = _queue_url(queues.PUBLISH)
 
     def publish(bodies: list[str]) -> None:
         event = http.events.generate_sqs_event(
