@@ -16,10 +16,3 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
 # The published site of in-process tests: a folder of each test process's own.
 os.environ["SITE_DIR"] = tempfile.mkdtemp(prefix="statuspage-site-")
-
-
-def pytest_collection_modifyitems(items):
-    """The end-to-end modules first: they are the longest, and the workers that take them
-    while the quick modules wait finish together, rather than one taking the last long module
-    alone at the end."""
-    items.sort(key=lambda item: 0 if "/e2e/" in str(item.path) else 1)
