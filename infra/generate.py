@@ -185,45 +185,18 @@ def _chalice_config(stage: str, function_name: str) -> Config:
     )
 
 
-def _key_schema(keys: list[dict]) -> list[dict]:
-    # DynamoDB wants the hash key first; PynamoDB lists them in attribute order.
-    ordered = sorted(keys, key=lambda key: key["KeyType"] != "HASH")
-    return [{"AttributeName": k["AttributeName"], "KeyType": k["KeyType"]} for k in ordered]
-
-
-def _index(index: dict) -> dict:
-    return {
-        "IndexName": index["index_name"],
-        "KeySchema": _key_schema(index["key_schema"]),
-        "Projection": index["projection"],
-    }
-
-
 def table_resources(stage: str) -> dict[str, dict]:
     """One `AWS::DynamoDB::Table` per model of `chalicelib.store`, keyed by logical id."""
     from chalicelib import config
-    from chalicelib.store.tables import all_models
+    from chalicelib.store.tables import all_models, table_definition
 
     resources = {}
     for model in all_models():
         short = _short_name(model.Meta.table_name, config.table_name(""), "table")
-        schema = model._get_schema()
         properties: dict[str, Any] = {
+            **table_definition(model),
             "TableName": _table_name(short, stage),
-            "BillingMode": "PAY_PER_REQUEST",
-            "AttributeDefinitions": sorted(
-                schema["attribute_definitions"], key=lambda a: a["AttributeName"]
-            ),
-            "KeySchema": _key_schema(schema["key_schema"]),
         }
-        if schema["global_secondary_indexes"]:
-            properties["GlobalSecondaryIndexes"] = [
-                _index(index) for index in schema["global_secondary_indexes"]
-            ]
-        if schema["local_secondary_indexes"]:
-            properties["LocalSecondaryIndexes"] = [
-                _index(index) for index in schema["local_secondary_indexes"]
-            ]
         properties["PointInTimeRecoverySpecification"] = {"PointInTimeRecoveryEnabled": True}
         ttl = model._ttl_attribute()
         if ttl is not None:

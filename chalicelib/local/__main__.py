@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from chalicelib.environment import DEFAULT_MOTO_PORT, use_local_emulator_if_local
-from chalicelib.local import header_parsing, logs
+from chalicelib.local import child, header_parsing, logs
 
 
 def _port(name: str, default: int) -> int:
@@ -28,20 +28,28 @@ def main() -> int:
     moto_port = _port("MOTO_PORT", DEFAULT_MOTO_PORT)
     tick_seconds = float(os.environ.get("SCHEDULE_TICK_SECONDS", "60"))
 
+    data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
+    # The emulator takes longest to get ready: it starts first, and the rest beside it.
+    storage = child.emulator(moto_port, data_dir).launch()
+    functions = child.functions(tick_seconds).launch()  # begins at `go`
+
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
     from chalicelib.admin import bootstrap, index_recipients, one_time_password, publish_all
-    from chalicelib.local import emulator, heap, server, site_server, workers
+    from chalicelib.local import heap, server
     from chalicelib.sitestore import site_dir
 
-    data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
-    storage = emulator.child_process(moto_port, data_dir, emulator.declared_queues(app)).launch()
+    # The app on an internal port; the front on `port` answers the published pages from the
+    # site folder and hands it everything else.
+    http = server.start(app, "127.0.0.1", _port("API_PORT", 0))
+    api_port = http.server.server_address[1]
+    front = child.front(port, api_port, site_dir()).launch()
     try:
         had_data = storage.ready() == "data"
     except RuntimeError as refused:  # a damaged data directory, say: its line, no traceback
         print(f"error: {refused}", file=sys.stderr, flush=True)
         return 1
-    functions = workers.child_process(tick_seconds).launch()  # starts while this process goes on
+    functions.go()
     index_recipients()  # data of an earlier version: subscribers without recipient items
     publish_all()  # pages of an earlier version, or published under other settings
     if not had_data:
@@ -62,11 +70,6 @@ def main() -> int:
     # Before the ready line: a supervisor may signal the moment it reads it.
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    # The app on an internal port; the front on `port` answers the published pages from the
-    # site folder and hands it everything else.
-    http = server.start(app, "127.0.0.1", _port("API_PORT", 0))
-    api_port = http.server.server_address[1]
-    front = site_server.child_process(port, api_port, site_dir()).launch()
     functions.ready()
     front.ready()
     heap.settle_long_lived(stopped)

@@ -26,21 +26,28 @@ _PROJECT = Path(__file__).resolve().parents[2]
 
 
 class ChildProcess:
-    """`python -m MODULE ARGUMENTS...`, started by `launch` and ready once `ready` returns."""
+    """`python -m MODULE ARGUMENTS...`, started by `launch` and ready once `ready` returns;
+    one that `waits` does its imports and then waits for `go` to begin its work."""
 
-    def __init__(self, module: str, arguments: list[str]):
+    def __init__(self, module: str, arguments: list[str], waits: bool = False):
         self.module = module
         self.arguments = arguments
+        self.waits = waits
         self.process: subprocess.Popen | None = None
 
     def launch(self) -> "ChildProcess":
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module, *self.arguments],
             cwd=_PROJECT,
+            stdin=subprocess.PIPE if self.waits else None,
             stdout=subprocess.PIPE,
             text=True,
         )
         return self
+
+    def go(self) -> None:
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
 
     def ready(self) -> str:
         """Wait for its ready line; the line's last word."""
@@ -59,6 +66,23 @@ class ChildProcess:
 READY = "ready:"
 
 
+# The stack's processes are started side by side: the emulator, which takes longest, while
+# the others import what they run. Named here, apart from their code, so that the stack's
+# process starts one without importing what it runs.
+def emulator(port: int, data_dir: Path) -> ChildProcess:
+    return ChildProcess("chalicelib.local.emulator", [str(port), str(data_dir)])
+
+
+def functions(tick_seconds: float) -> ChildProcess:
+    """The app's event functions (`workers.py`): they begin at `go`, once the emulator is
+    ready, as their queues exist only then."""
+    return ChildProcess("chalicelib.local.workers", [str(tick_seconds)], waits=True)
+
+
+def front(port: int, api_port: int, site_dir: Path) -> ChildProcess:
+    return ChildProcess("chalicelib.local.site_server", [str(port), str(api_port), str(site_dir)])
+
+
 def serve_until_stopped(start: Callable[[threading.Event], str]) -> None:
     """The child's side: `start(stopped)` does its work in threads and returns a word for the
     ready line; then this waits until the stack stops."""
@@ -74,6 +98,12 @@ def serve_until_stopped(start: Callable[[threading.Event], str]) -> None:
     sys.stdout = open(os.devnull, "w")  # nobody reads the pipe any more
     stopped.wait()
     os._exit(0)
+
+
+def wait_for_go() -> None:
+    """The child's side of `ChildProcess.go`; a stack that ended before it ends this too."""
+    if not sys.stdin.readline():
+        os._exit(0)
 
 
 def _die_with_parent() -> None:

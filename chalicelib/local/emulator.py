@@ -1,12 +1,12 @@
 """moto's HTTP server as the embedded AWS (DynamoDB, SQS, SES, SNS) on a loopback port, with
 the journal at its boundary so that what it acknowledged survives a restart.
 
-It runs in a process of its own (`child_process`), as AWS's services run apart from the
+It runs in a process of its own (`child.emulator`), as AWS's services run apart from the
 Lambda functions: the emulator and the app each get a core instead of sharing one
 interpreter lock, which under load is most of a request's wait. The process lives only as
 long as the stack's: it dies with its parent, however the parent stops (SIGKILL included).
 
-    python -m chalicelib.local.emulator PORT DATA_DIR [QUEUE ...]
+    python -m chalicelib.local.emulator PORT DATA_DIR
 """
 
 import io
@@ -32,6 +32,7 @@ from chalicelib import config
 from chalicelib.local import child, moto_costs, sent_messages
 from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import JournalRefused
+from chalicelib.notify import queues
 from chalicelib.store.tables import create_all
 
 
@@ -145,20 +146,20 @@ class Emulator:
             target=self.server.serve_forever, name="emulator", daemon=True
         )
 
-    def start(self, queues: list[str]) -> bool:
-        """Serve, create the tables and `queues`, load the journal; True when data was found."""
+    def start(self) -> bool:
+        """Serve, create the tables and queues, load the journal; True when data was found."""
         self.thread.start()
-        create_queues_and_tables(queues)
+        create_resources()
         return self.journal.recover()
 
 
-def serve(port: int, data_dir: Path, queues: list[str]) -> None:
+def serve(port: int, data_dir: Path) -> None:
     """The emulator process: serve until the stack stops; its ready line says whether it
     found data."""
 
     def start(stopped) -> str:
         try:
-            return "data" if Emulator(port, data_dir).start(queues) else "empty"
+            return "data" if Emulator(port, data_dir).start() else "empty"
         except JournalRefused as refused:
             # In place of the ready line: the stack's process says it and stops.
             print(refused.explained(), flush=True)
@@ -167,19 +168,14 @@ def serve(port: int, data_dir: Path, queues: list[str]) -> None:
     child.serve_until_stopped(start)
 
 
-def child_process(port: int, data_dir: Path, queues: list[str]) -> child.ChildProcess:
-    """The emulator in a child process, seen from the stack's own."""
-    return child.ChildProcess("chalicelib.local.emulator", [str(port), str(data_dir), *queues])
+def app_queues() -> list[str]:
+    """The queues the app's `@app.on_sqs_message` functions read."""
+    return [config.queue_name(short_name) for short_name in queues.ALL]
 
 
-def declared_queues(app) -> list[str]:
-    """The queues the app's `@app.on_sqs_message` functions read: the one list there is."""
-    return [source.queue for source in app.event_sources if getattr(source, "queue", None)]
-
-
-def create_resources(app) -> None:
-    """Tables from the models, queues from the app, and a verified sender for SES."""
-    create_queues_and_tables(declared_queues(app))
+def create_resources() -> None:
+    """Tables from the models, the app's queues, and a verified sender for SES."""
+    create_queues_and_tables(app_queues())
 
 
 def create_queue_with_dead_letters(sqs, queue: str) -> None:
@@ -212,4 +208,4 @@ def create_queues_and_tables(queues: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])
+    serve(int(sys.argv[1]), Path(sys.argv[2]))

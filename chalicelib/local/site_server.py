@@ -558,11 +558,5 @@ def run(port: int, api_port: int, site_dir: Path) -> None:
     child.serve_until_stopped(start)
 
 
-def child_process(port: int, api_port: int, site_dir: Path) -> child.ChildProcess:
-    return child.ChildProcess(
-        "chalicelib.local.site_server", [str(port), str(api_port), str(site_dir)]
-    )
-
-
 if __name__ == "__main__":
     run(int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]))

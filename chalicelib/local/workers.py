@@ -19,14 +19,11 @@ def serve(tick_seconds: float) -> None:
         from app import app
         from chalicelib.local import events
 
+        child.wait_for_go()  # the queues exist once the emulator is ready
         events.start_all(app, tick_seconds, stopped)
         return "polling"
 
     child.serve_until_stopped(start)
-
-
-def child_process(tick_seconds: float) -> child.ChildProcess:
-    return child.ChildProcess("chalicelib.local.workers", [str(tick_seconds)])
 
 
 if __name__ == "__main__":

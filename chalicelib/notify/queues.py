@@ -11,6 +11,10 @@ NOTIFICATIONS = "notifications"
 DELIVERIES = "deliveries"
 METRIC_DATA = "metric-data"
 PUBLISH = "publish"
+# Every queue that a function of the app reads (`app.py` declares one function each; a test
+# holds the two equal), known without importing the app: the local stack creates them while
+# it is still importing it.
+ALL = (NOTIFICATIONS, DELIVERIES, METRIC_DATA, PUBLISH)
 # SQS takes at most 10 messages and 256 KiB in one SendMessageBatch.
 MESSAGES_PER_SEND = 10
 BYTES_PER_SEND = 256 * 1024

@@ -19,12 +19,11 @@ from tests.dynamodb_calls import recording
 @pytest.fixture(scope="session")
 def aws():
     with mock_aws():
-        from app import app
         from chalicelib.local import moto_costs
         from chalicelib.local.emulator import create_resources
 
         moto_costs.install()
-        create_resources(app)
+        create_resources()
         yield
 
 

@@ -21,7 +21,6 @@ import uuid
 def seed() -> dict:
     import boto3
 
-    from app import app
     from chalicelib import config
     from chalicelib.admin import bootstrap
     from chalicelib.domain import incidents, subscribers
@@ -29,7 +28,7 @@ def seed() -> dict:
     from chalicelib.notify import fanout, queues
     from chalicelib.store.models import Page
 
-    create_resources(app)
+    create_resources()
     boto3.client("ses").verify_email_identity(EmailAddress=config.notifications_sender())
     world = bootstrap("Bench", "Bench status")
     page = Page.get(world["page_id"])

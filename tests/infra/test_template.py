@@ -144,6 +144,14 @@ def test_models_with_a_ttl_attribute_have_time_to_live(resources):
         assert ttl_of[prod_name(model.Meta.table_name)] == expected, model.__name__
 
 
+def test_the_local_stack_makes_exactly_the_queues_the_app_reads():
+    # The stack creates them from `queues.ALL` while it is still importing the app.
+    from chalicelib.local.emulator import app_queues
+
+    assert {prod_name(name) for name in app_queues()} == queues_the_app_reads()
+    assert len(app_queues()) == len(set(app_queues()))
+
+
 def test_every_queue_the_code_uses_is_in_the_template_with_a_dead_letter_queue(resources):
     queues = of_type(resources, "AWS::SQS::Queue")
     by_name = {queue["Properties"]["QueueName"]: key for key, queue in queues.items()}

@@ -25,7 +25,7 @@ def client():
         from app import app
         from chalicelib.local.emulator import create_resources
 
-        create_resources(app)
+        create_resources()
         with Client(app) as test_client:
             yield test_client
 

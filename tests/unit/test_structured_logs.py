@@ -22,7 +22,7 @@ def app():
         from app import app
         from chalicelib.local.emulator import create_resources
 
-        create_resources(app)
+        create_resources()
         yield app
 
 
