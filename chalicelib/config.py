@@ -67,6 +67,21 @@ def delivery_lease_seconds() -> int:
     return int(os.environ.get("DELIVERY_LEASE_SECONDS", "120"))
 
 
+def delivery_retry_seconds() -> tuple[float, ...]:
+    """The pauses before a failed delivery's second and third attempts (CONTRACT.md: 3
+    attempts within 30 s). `DELIVERY_RETRY_SECONDS="0.2,0.5"` shortens them for a test that
+    only needs a failing endpoint quarantined."""
+    try:
+        pauses = tuple(
+            float(part) for part in os.environ.get("DELIVERY_RETRY_SECONDS", "").split(",")
+        )
+    except ValueError:
+        pauses = ()
+    if len(pauses) != 2 or not all(0 <= pause <= 10 for pause in pauses):
+        return (2.0, 5.0)
+    return pauses
+
+
 def site_bucket() -> str:
     """The S3 bucket of the published site on AWS; empty under `make run`, where it is a folder."""
     return os.environ.get("SITE_BUCKET", "")

@@ -18,10 +18,12 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from chalicelib import config
+
 logger = logging.getLogger(__name__)
 ATTEMPTS = 3
 RETRY_WINDOW_SECONDS = 30
-BACKOFF_SECONDS = (2, 5)
+BACKOFF_SECONDS = config.delivery_retry_seconds()
 
 
 @dataclass

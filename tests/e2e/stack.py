@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import boto3
 import requests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,6 +108,33 @@ class LocalStack:
             if f"chalicelib.local.{module}" in arguments:
                 return int(pid)
         raise AssertionError(f"no {module} process under the stack:\n{listed}")
+
+    def emulator(self, service: str):
+        """A client of the stack's emulator, as any AWS SDK reaches it."""
+        return boto3.client(
+            service,
+            endpoint_url=f"http://127.0.0.1:{self.moto_port}",
+            region_name="us-east-1",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+
+    def queues_idle(self) -> bool:
+        """Whether no queue of the stack holds a message, waiting, received or delayed: no
+        work is left that could still send something."""
+        sqs = self.emulator("sqs")
+        counts = (
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed",
+        )
+        for url in sqs.list_queues().get("QueueUrls", []):
+            if url.endswith("-dlq"):
+                continue
+            found = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=list(counts))
+            if any(int(found["Attributes"][count]) for count in counts):
+                return False
+        return True
 
     def admin(self, *arguments: str) -> dict:
         done = subprocess.run(

@@ -6,10 +6,9 @@ notification not yet delivered at a kill is delivered once after it."""
 import signal
 import time
 
-import boto3
 import pytest
 
-from tests.e2e.stack import LocalStack
+from tests.e2e.stack import LocalStack, wait_for
 from tests.e2e.test_durability import STOPS, check, first_start_credentials
 from tests.webhook_sink import WebhookSink
 
@@ -43,13 +42,7 @@ ATTRIBUTE_TYPES = {
 def test_every_dynamodb_attribute_type_round_trips(tmp_path, stop):
     stack = LocalStack(tmp_path / "data").start()
     try:
-        dynamodb = boto3.client(
-            "dynamodb",
-            endpoint_url=f"http://127.0.0.1:{stack.moto_port}",
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
+        dynamodb = stack.emulator("dynamodb")
         table = "statuspage-local-claims"
         dynamodb.put_item(TableName=table, Item=ATTRIBUTE_TYPES)
         STOPS[stop](stack)
@@ -66,13 +59,6 @@ def _comparable(value: dict) -> dict:
     """Sets come back in any order."""
     ((kind, inner),) = value.items()
     return {kind: sorted(inner) if kind in ("SS", "NS", "BS") else inner}
-
-
-def wait_for(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not condition():
-        time.sleep(0.2)
-    return condition()
 
 
 def test_a_notification_not_yet_delivered_at_a_kill_is_delivered_once_after_restart(tmp_path):
@@ -102,11 +88,11 @@ def test_a_notification_not_yet_delivered_at_a_kill_is_delivered_once_after_rest
 
             stack.start()
             assert wait_for(lambda: len(sink.received) == 1, timeout=10)
-            time.sleep(3)  # a second copy would have come by now
+            assert wait_for(stack.queues_idle)  # no work is left that could send a second copy
             assert len(sink.received) == 1
             STOPS["ctrl-c"](stack)
             stack.start()  # what was delivered and acknowledged is not sent again
-            time.sleep(3)
+            assert wait_for(stack.queues_idle)
         finally:
             stack.stop()
     assert sent_before_the_kill == 0  # the kill came before the delivery: the path under test
