@@ -3,7 +3,6 @@
 import hashlib
 import hmac
 import re
-import time
 
 import pytest
 import requests
@@ -53,7 +52,7 @@ def test_exactly_one_signed_post_per_incident_update(stack, page):
             {"incident": {"status": "resolved", "body": "ok"}},
         )
         assert wait_for(lambda: len(sink.received) == 2, timeout=10)
-        time.sleep(3)
+        assert wait_for(stack.queues_idle)  # no work is left that could send a third
         assert len(sink.received) == 2
         secret = stack.get(f"/v1/pages/{page_id}/webhook_secret", key).json()["webhook_secret"]
         for delivery in sink.received:
@@ -90,7 +89,7 @@ def test_silent_incidents_and_other_components_send_nothing(stack, page):
             key,
             {"incident": {"name": "web", "components": {other["id"]: "major_outage"}}},
         )
-        time.sleep(5)
+        assert wait_for(stack.queues_idle)  # both incidents' notifications are done with
         assert sink.received == []
 
 
@@ -175,5 +174,5 @@ def test_one_click_unsubscribe_from_the_emails_own_header(stack, page):
 
     stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Second"}})
     assert wait_for(lambda: len(mails_to(staying)) == 2, timeout=10)
-    time.sleep(1)
+    assert wait_for(stack.queues_idle)
     assert len(mails_to(leaving)) == 1
