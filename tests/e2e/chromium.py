@@ -20,6 +20,23 @@ def skip_without_chromium() -> None:
     pytest.importorskip("selenium.webdriver", reason="selenium is in requirements-dev.txt")
 
 
+def shows_soon(browser, url: str, condition, timeout: float = 30) -> bool:
+    """Whether the page at `url` comes to satisfy `condition()` within `timeout`, looked at as
+    a reader waiting for news does: reloading it. The public page may be kept 10 s by the
+    browser (`max-age`), so asking for the address again would show the same copy."""
+    from tests.e2e.stack import wait_for
+
+    browser.get(url)
+
+    def shown() -> bool:
+        if condition():
+            return True
+        browser.refresh()
+        return condition()
+
+    return wait_for(shown, timeout=timeout)
+
+
 def start(profile: Path, window: str = "1280,2400"):
     from selenium import webdriver
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e import axe, chromium
 from tests.e2e.chromium import ARTIFACTS
-from tests.e2e.stack import LocalStack, wait_for
+from tests.e2e.stack import LocalStack
 
 pytestmark = pytest.mark.e2e
 
@@ -114,12 +114,11 @@ class ShowcasePage:
 def showcase(stack, browser) -> ShowcasePage:
     page = ShowcasePage(stack)
 
-    def published() -> bool:
-        browser.get(page.url())
-        shown = browser.page_source
-        return "A maintenance to come" in shown and "data-metric-id=" in shown
+    def published() -> bool:  # the last writes' publish: the maintenance, the chart's points
+        points = browser.find_elements(By.CSS_SELECTOR, "circle.metric-point")
+        return "A maintenance to come" in browser.page_source and len(points) == 2
 
-    assert wait_for(published, timeout=30)  # a publish under a loaded machine
+    assert chromium.shows_soon(browser, page.url(), published)  # a publish, on a loaded machine
     return page
 
 

@@ -48,11 +48,9 @@ class PageAdmin:
 def published(browser, url: str, css: str, count: int = 1) -> bool:
     """Whether the page at `url` shows `count` elements `css` within a publish's delay."""
 
-    def shown() -> bool:
-        browser.get(url)
-        return len(browser.find_elements(By.CSS_SELECTOR, css)) >= count
-
-    return wait_for(shown, timeout=30)
+    return chromium.shows_soon(
+        browser, url, lambda: len(browser.find_elements(By.CSS_SELECTOR, css)) >= count
+    )
 
 
 def script_errors(browser) -> list[str]:
