@@ -29,9 +29,9 @@ def component_status(stack: LocalStack, page_id: str, component_id: str) -> str 
     return None
 
 
-@pytest.fixture
-def running(tmp_path):
-    stack = LocalStack(tmp_path / "data").start()
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    stack = LocalStack(tmp_path_factory.mktemp("data")).start()
     owner = first_start_credentials(stack)
     yield stack, owner
     stack.stop()
@@ -58,7 +58,7 @@ def test_a_change_is_published_within_two_seconds_and_served_from_files(running)
     )
     site = stack.data_dir / "site" / "s" / owner["page_id"]
     assert (site / "api" / "v2" / "summary.json").exists()
-    time.sleep(1)  # the last publishes of the burst of writes are done
+    assert wait_for(stack.queues_idle)  # the last publishes of the writes are done
     page = stack.get(f"/s/{owner['page_id']}")
     assert page.status_code == 200 and "API" in page.text
     assert page.headers["ETag"] and "style-src" in page.headers["Content-Security-Policy"]
@@ -71,7 +71,7 @@ def test_the_public_page_is_served_while_the_emulator_is_stopped(running):
     component = make_component(stack, owner, "Checkout")
     assert wait_for(lambda: component_status(stack, owner["page_id"], component["id"]))
     assert wait_for(lambda: "Checkout" in stack.get(f"/s/{owner['page_id']}").text)
-    time.sleep(1)  # no publish is left half done when the emulator stops
+    assert wait_for(stack.queues_idle)  # no publish is left half done when the emulator stops
     emulator = stack.child_pid("emulator")
     os.kill(emulator, signal.SIGSTOP)
     try:
@@ -118,7 +118,7 @@ def test_a_burst_of_100_writes_publishes_a_few_times_and_ends_with_the_last_stat
             ),
             timeout=10,
         )
-        time.sleep(2)  # what is left of the burst's messages
+        assert wait_for(stack.queues_idle)  # what is left of the burst's messages
     finally:
         done.set()
         watcher.join()
@@ -135,7 +135,7 @@ def test_changes_not_yet_published_at_a_kill_are_published_after_the_restart(tmp
         owner = first_start_credentials(stack)
         component = make_component(stack, owner)
         assert wait_for(lambda: component_status(stack, owner["page_id"], component["id"]))
-        time.sleep(1)  # no publish is left half done when the event functions stop
+        assert wait_for(stack.queues_idle)  # no publish is left half done when they stop
         os.kill(stack.child_pid("workers"), signal.SIGSTOP)  # no publish runs from now on
         set_status(stack, owner, component["id"], "major_outage")
         time.sleep(1)
