@@ -119,22 +119,25 @@ class LocalStack:
             aws_secret_access_key="local",
         )
 
-    def queues_idle(self) -> bool:
-        """Whether no queue of the stack holds a message, waiting, received or delayed: no
-        work is left that could still send something."""
+    def messages_in(self, queue: str) -> int:
+        """How many messages the queue named `queue` holds: waiting, received or delayed."""
         sqs = self.emulator("sqs")
-        counts = (
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed",
-        )
-        for url in sqs.list_queues().get("QueueUrls", []):
-            if url.endswith("-dlq"):
-                continue
-            found = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=list(counts))
-            if any(int(found["Attributes"][count]) for count in counts):
-                return False
-        return True
+        counts = sqs.get_queue_attributes(
+            QueueUrl=sqs.get_queue_url(QueueName=queue)["QueueUrl"],
+            AttributeNames=[
+                "ApproximateNumberOfMessages",
+                "ApproximateNumberOfMessagesNotVisible",
+                "ApproximateNumberOfMessagesDelayed",
+            ],
+        )["Attributes"]
+        return sum(int(count) for count in counts.values())
+
+    def queues_idle(self) -> bool:
+        """Whether no queue of the stack (dead letters aside) holds a message: no work is left
+        that could still send something."""
+        urls = self.emulator("sqs").list_queues().get("QueueUrls", [])
+        names = [url.rsplit("/", 1)[-1] for url in urls]
+        return not any(self.messages_in(name) for name in names if not name.endswith("-dlq"))
 
     def admin(self, *arguments: str) -> dict:
         done = subprocess.run(

@@ -13,7 +13,6 @@ import json
 import time
 import uuid
 
-import boto3
 import pytest
 
 from tests.e2e.stack import LocalStack, wait_for
@@ -23,25 +22,6 @@ pytestmark = pytest.mark.e2e
 
 QUEUE = "statuspage-local-deliveries"
 CLAIMS_TABLE = "statuspage-local-deliveries"
-
-
-def _client(stack: LocalStack, service: str):
-    return boto3.client(
-        service,
-        endpoint_url=f"http://127.0.0.1:{stack.moto_port}",
-        region_name="us-east-1",
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
-
-
-def _waiting(sqs, queue: str) -> int:
-    url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
-    counts = sqs.get_queue_attributes(
-        QueueUrl=url,
-        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-    )["Attributes"]
-    return sum(int(count) for count in counts.values())
 
 
 def _recipient(subscriber_id: str, endpoint: str) -> dict:
@@ -60,7 +40,7 @@ def test_a_failed_delivery_is_dead_lettered_then_redriven_without_sending_twice(
         try:
             stack.start()
             owner = stack.admin("bootstrap")
-            sqs, dynamodb = _client(stack, "sqs"), _client(stack, "dynamodb")
+            sqs, dynamodb = stack.emulator("sqs"), stack.emulator("dynamodb")
             event_id = uuid.uuid4().hex
             # Another delivery holds the second recipient, for longer than five receives take.
             held_claim = {"S": f"{event_id}#held"}
@@ -88,8 +68,8 @@ def test_a_failed_delivery_is_dead_lettered_then_redriven_without_sending_twice(
                 MessageBody=json.dumps(message),
             )
 
-            assert wait_for(lambda: _waiting(sqs, f"{QUEUE}-dlq") == 1, timeout=90)
-            assert _waiting(sqs, QUEUE) == 0
+            assert wait_for(lambda: stack.messages_in(f"{QUEUE}-dlq") == 1, timeout=90)
+            assert stack.messages_in(QUEUE) == 0
             assert len(free.received) == 1 and held.received == []
 
             # The other delivery's lease runs out (it died): its recipient may be taken over.
@@ -105,8 +85,7 @@ def test_a_failed_delivery_is_dead_lettered_then_redriven_without_sending_twice(
                 "redriven": [{"queue": "deliveries", "moved": 1, "left_in_dead_letters": 0}]
             }
             assert wait_for(lambda: len(held.received) == 1, timeout=30)
-            assert wait_for(lambda: _waiting(sqs, QUEUE) == 0, timeout=30)
-            time.sleep(3)  # a second copy, if any were coming, would have come by now
+            assert wait_for(stack.queues_idle)  # no work is left that could send a second copy
         finally:
             stack.stop()
     assert len(free.received) == 1
