@@ -43,12 +43,16 @@ def _items_in(answer: dict) -> int:
 
 
 def _recording_call(self, operation_name, api_params):
-    answer = _original(self, operation_name, api_params)
-    if self.meta.service_model.service_name == "dynamodb":
+    if self.meta.service_model.service_name != "dynamodb":
+        return _original(self, operation_name, api_params)
+    answer = {}
+    try:
+        answer = _original(self, operation_name, api_params)
+        return answer
+    finally:  # a call DynamoDB refused (a cancelled transaction, say) was made all the same
         for log in _active:
             log.operations.append(operation_name)
             log.items.append(_items_in(answer))
-    return answer
 
 
 botocore.client.BaseClient._make_api_call = _recording_call

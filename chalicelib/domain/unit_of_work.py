@@ -187,12 +187,20 @@ class Work:
 
     def commit(self) -> None:
         for batch in self._transactions():
+            sent = sorted(batch, key=lambda staged: _SENT_ORDER[staged.kind])
             try:
                 with base.transaction() as writes:
-                    for staged in batch:
+                    for staged in sent:
                         staged.add_to(writes)
             except TransactWriteError as error:
-                raise _judged(error, batch) from None
+                raise _judged(error, sent) from None
+
+
+# PynamoDB sends a transaction's deletes, then its puts, then its updates, whatever order
+# they were added in, and DynamoDB gives the reasons of a cancellation in the order sent: read
+# against the order staged, a taken name was judged a lost race (retried 12 times, then
+# the same answer) and a lost race could be answered as a conflict.
+_SENT_ORDER = {"delete": 0, "save": 1, "update": 2}
 
 
 class _LostRace(Exception):

@@ -158,5 +158,9 @@ def start(app, host: str, port: int) -> LocalDevServer:
     server = LocalDevServer(
         app, config, host, port, handler_cls=_RequestHandler, server_cls=_Server
     )
-    threading.Thread(target=server.server.serve_forever, name="http", daemon=True).start()
+    # Polled every 0.1 s for the stop's shutdown (the default 0.5 s was a quarter of a stop).
+    serving = {"poll_interval": 0.1}
+    threading.Thread(
+        target=server.server.serve_forever, kwargs=serving, name="http", daemon=True
+    ).start()
     return server

@@ -172,6 +172,15 @@ def _queue_url(short_name: str) -> str:
     return _sqs().get_queue_url(QueueName=config.queue_name(short_name))["QueueUrl"]
 
 
+def _purge(short_name: str) -> None:
+    """Empty the queue as PurgeQueue does, by moto's own purge: the API call around it cost
+    ~1 ms of signing, serializing and routing, three times per test."""
+    from moto.sqs.models import sqs_backends
+
+    account_id, queue_name = _queue_url(short_name).rsplit("/", 2)[-2:]
+    sqs_backends[account_id][_sqs().meta.region_name].purge_queue(queue_name)
+
+
 def _forget_queued_work() -> None:
     """What earlier tests of this process left is theirs: a test starts with empty queues
     (left, they grow to thousands, and the emulator reads a whole queue on each receive), no
@@ -182,7 +191,7 @@ def _forget_queued_work() -> None:
     from chalicelib.store.snapshots import DUE, PageSnapshot
 
     for short_name in (queues.NOTIFICATIONS, queues.DELIVERIES, queues.PUBLISH):
-        _sqs().purge_queue(QueueUrl=_queue_url(short_name))
+        _purge(short_name)
     for event in OutboxEvent.pending_index.query(PENDING):
         outbox.received(event)
     for page in PageSnapshot.publishes_due.query(DUE):

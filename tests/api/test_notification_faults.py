@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import boto3
 import pytest
+from botocore.retries.standard import ExponentialBackoff
 from moto.dynamodb.exceptions import DynamodbException
 from moto.dynamodb.responses import DynamoHandler
 
@@ -113,7 +114,8 @@ class _Misbehaving(ThreadingHTTPServer):
                 pass
 
         super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        serving = {"poll_interval": 0.05}  # a quick shutdown
+        threading.Thread(target=self.serve_forever, kwargs=serving, daemon=True).start()
 
     @property
     def url(self) -> str:
@@ -160,6 +162,9 @@ def throttled(monkeypatch):
         return moto_transact(self)
 
     monkeypatch.setattr(DynamoHandler, "transact_write_items", transact_write_items)
+    # The SDK's own pauses between its retries (up to seconds under throttling) are time the
+    # test would only wait: it counts the retries.
+    monkeypatch.setattr(ExponentialBackoff, "delay_amount", lambda self, context: 0)
 
     def throttle(count: int) -> dict:
         left["count"] = count

@@ -174,7 +174,8 @@ class HangingSink:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serving = {"poll_interval": 0.05}  # a quick shutdown
+        threading.Thread(target=self.server.serve_forever, kwargs=serving, daemon=True).start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
 
     def close(self):

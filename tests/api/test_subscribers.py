@@ -5,6 +5,7 @@ import re
 import boto3
 import pytest
 
+from tests.dynamodb_calls import recording
 from tests.sent_mail import sent_mail
 
 
@@ -363,3 +364,13 @@ def test_an_address_the_mail_service_refuses_never_fails_the_request(world, capl
     odd = world.api.post(path, {"subscriber": {"email": "someone@exa\u0081mple.com"}})
     assert odd.status == 201, odd.text
     assert "not sent" in caplog.text
+
+
+def test_a_taken_address_is_refused_at_the_first_try(world):
+    # The address's claim is a put, sent after the deletes and before the updates whatever
+    # order the writes were staged in: its failure must be read as the claim's, not retried.
+    assert subscribe(world, {"email": "once@example.com"}).status == 201
+    with recording() as calls:
+        again = subscribe(world, {"email": "once@example.com"})
+    assert again.status == 422
+    assert calls.count("TransactWriteItems") == 1
