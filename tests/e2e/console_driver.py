@@ -47,21 +47,33 @@ def screenshot(browser, name: str, prefix: str = "console") -> None:
         height = browser.execute_script("return document.documentElement.scrollHeight")
         browser.set_window_size(1280, max(800, min(height + 120, 5000)))
         browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}.png"))
-    browser.set_window_size(390, 844)
-    wide = browser.execute_script("return document.documentElement.scrollWidth")
-    assert wide <= 390, f"{name} scrolls sideways at 390 px ({wide} px wide)"
-    if SCREENSHOTS:
+        browser.set_window_size(390, 844)
         height = browser.execute_script("return document.documentElement.scrollHeight")
         browser.set_window_size(390, max(844, min(height + 120, 6000)))
         browser.save_screenshot(str(ARTIFACTS / f"{prefix}_{name}_phone.png"))
-    browser.set_window_size(1280, 1000)
+        browser.set_window_size(1280, 1000)
+    wide = width_at(browser, 390)
+    assert wide <= 390, f"{name} scrolls sideways at 390 px ({wide} px wide)"
+
+
+def width_at(browser, width: int) -> int:
+    """How wide the page lays out in a viewport `width` px wide (a phone's, 844 px tall):
+    the viewport is set as the DevTools' device toolbar sets it, which lays the page out
+    again as a window of that size would, at a third less of the browser's time."""
+    metrics = {"width": width, "height": 844, "deviceScaleFactor": 1, "mobile": False}
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    try:
+        return browser.execute_script("return document.documentElement.scrollWidth")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def submit(browser, button) -> None:
     """Click a form's button (or a link) and wait for the page it leads to."""
     old = browser.find_element(By.TAG_NAME, "html")
     button.click()
-    WebDriverWait(browser, 15).until(lambda _: left_behind(old))
+    # Looked at every 50 ms: selenium's default 0.5 s was most of a screen's wait.
+    WebDriverWait(browser, 15, poll_frequency=0.05).until(lambda _: left_behind(old))
 
 
 def left_behind(element) -> bool:

@@ -148,7 +148,7 @@ def wait_for_mails(stack: LocalStack, address: str, count: int) -> list[Mail]:
 
 def shown_after_navigation(browser, css: str) -> str:
     """The text of `css` once the page a click led to has it (a click does not wait)."""
-    element = WebDriverWait(browser, 30).until(
+    element = WebDriverWait(browser, 30, poll_frequency=0.05).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
     )
     return element.text
@@ -389,7 +389,9 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
 
     # The period links are plain links: following one loads the longer window, no script.
     browser.find_element(By.LINK_TEXT, "Week").click()
-    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=week"))
+    WebDriverWait(browser, 30, poll_frequency=0.05).until(
+        expected_conditions.url_contains("metric_period=week")
+    )
 
     # The day's three may have been published before the point of three days ago: the
     # week's file shows it within a publish's delay.
@@ -404,6 +406,8 @@ def test_a_displayed_metric_is_charted_and_its_periods_switch_without_javascript
     assert current.text == "Week"
     browser.find_element(By.ID, "metrics").screenshot(str(ARTIFACTS / "metric_chart_week.png"))
     browser.find_element(By.LINK_TEXT, "Month").click()
-    WebDriverWait(browser, 30).until(expected_conditions.url_contains("metric_period=month"))
+    WebDriverWait(browser, 30, poll_frequency=0.05).until(
+        expected_conditions.url_contains("metric_period=month")
+    )
     current = browser.find_element(By.CSS_SELECTOR, ".metric-periods [aria-current='page']")
     assert current.text == "Month"
