@@ -436,7 +436,8 @@ def _note(check: Check, result: Result, moment: datetime) -> None:
     check.due_at = moment + timedelta(seconds=int(check.interval_seconds)) - TICK_SLACK
 
 
-_RESULT_FIELDS = (
+# What a run found, and when the check runs next.
+_RUN_FIELDS = (
     "consecutive_failures",
     "verdict",
     "last_run_at",
@@ -444,13 +445,15 @@ _RESULT_FIELDS = (
     "last_status_code",
     "last_response_ms",
     "last_error",
-    "due_at",
 )
+_RESULT_FIELDS = (*_RUN_FIELDS, "due_at")
 
 
 def _store(page_id: str, moment: datetime, updated: dict[str, Check]) -> None:
-    """The new states of the page's checks, in as few transactions as they fit. A check
-    edited or deleted meanwhile keeps the edit (a lost race reads them again)."""
+    """The new states of the page's checks, in as few transactions as they fit (a lost race
+    reads them again). A check edited while it ran keeps the edit's next run, and an edit of
+    what it asks starts its count anew; either way the verdict the run asked of automation is
+    recorded, as the component shows it (left out, the check counted that run again)."""
     if not updated:
         return
 
@@ -458,9 +461,15 @@ def _store(page_id: str, moment: datetime, updated: dict[str, Check]) -> None:
         work.quiet()
         for current in checks_of(page_id, consistent=True):
             new = updated.get(current.id)
-            if new is None or current.updated_at > moment:
+            if new is None:
                 continue
-            for name in _RESULT_FIELDS:
+            recorded = _RESULT_FIELDS
+            if current.updated_at > moment:
+                asks_the_same = all(
+                    getattr(current, name) == getattr(new, name) for name in _REQUEST_FIELDS
+                )
+                recorded = _RUN_FIELDS if asks_the_same else ("verdict",)
+            for name in recorded:
                 setattr(current, name, getattr(new, name))
             work.save(current)
 

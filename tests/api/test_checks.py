@@ -381,3 +381,42 @@ def test_the_openapi_document_describes_checks(world):
     assert set(document["paths"][path]) == {"get", "post"}
     assert set(document["paths"][path + "/{check_id}"]) == {"get", "patch", "put", "delete"}
     assert "CheckOut" in document["components"]["schemas"]
+
+
+def test_an_edit_while_a_run_applies_its_verdict_keeps_the_run_counted(
+    world, target, tick, minutes, monkeypatch
+):
+    """The check's timeout is changed while a run is asking automation for its verdict: the
+    edit stands (and brings the next run), and so does the run, whose verdict the component
+    already shows; the next failure is the second, not the first again."""
+    from chalicelib.domain import checks
+
+    component = make_component(world)
+    check = make_check(
+        world,
+        component["id"],
+        url=target.url,
+        failure_thresholds={"degraded_performance": 1, "major_outage": 2},
+    )
+    path = checks_path(world, component["id"], f"/{check['id']}")
+    target.answer(503)
+    asked = checks._asked
+
+    def asked_then_edited(*arguments):
+        answered = asked(*arguments)
+        minutes(0.5)  # the edit comes after the tick began
+        assert world.api.patch(path, {"check": {"timeout_seconds": 9}}).status == 200
+        return answered
+
+    minutes(0)
+    with monkeypatch.context() as during:
+        during.setattr(checks, "_asked", asked_then_edited)
+        tick()
+    shown = world.api.get(path).json
+    assert (shown["timeout_seconds"], shown["consecutive_failures"]) == (9, 1)
+    assert shown["verdict"] == status_of(world, component["id"]) == "degraded_performance"
+
+    minutes(1)  # the edit brought the next run to this tick
+    tick()
+    assert status_of(world, component["id"]) == "major_outage"
+    assert world.api.get(path).json["consecutive_failures"] == 2
