@@ -115,8 +115,8 @@ def test_maintenance_moves_itself(stack, page):
     from datetime import UTC, datetime, timedelta
 
     key, page_id = page["api_key"], page["page_id"]
-    # Moments apart, as the stack ticks every 2 s.
-    start = datetime.now(UTC) + timedelta(seconds=4)
+    # Moments apart, as the stack ticks every 2 s: each state lasts a tick or more.
+    start = datetime.now(UTC) + timedelta(seconds=3)
     incident = stack.send(
         "POST",
         f"/v1/pages/{page_id}/incidents",
@@ -126,7 +126,7 @@ def test_maintenance_moves_itself(stack, page):
                 "name": "Upgrade",
                 "status": "scheduled",
                 "scheduled_for": start.isoformat(),
-                "scheduled_until": (start + timedelta(seconds=4)).isoformat(),
+                "scheduled_until": (start + timedelta(seconds=3)).isoformat(),
                 "scheduled_auto_in_progress": True,
                 "scheduled_auto_completed": True,
             }
