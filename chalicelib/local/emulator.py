@@ -197,10 +197,10 @@ def create_queue_with_dead_letters(sqs, queue: str) -> None:
     )
 
 
-def create_queues_and_tables(queues: list[str]) -> None:
+def create_queues_and_tables(queue_names: list[str]) -> None:
     create_all()
     sqs = boto3.client("sqs", region_name=config.region())
-    for queue in queues:
+    for queue in queue_names:
         create_queue_with_dead_letters(sqs, queue)
     boto3.client("ses", region_name=config.region()).verify_email_identity(
         EmailAddress=config.notifications_sender()

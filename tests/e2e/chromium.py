@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.stack import wait_for
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -24,8 +26,6 @@ def shows_soon(browser, url: str, condition, timeout: float = 30) -> bool:
     """Whether the page at `url` comes to satisfy `condition()` within `timeout`, looked at as
     a reader waiting for news does: reloading it. The public page may be kept 10 s by the
     browser (`max-age`), so asking for the address again would show the same copy."""
-    from tests.e2e.stack import wait_for
-
     browser.get(url)
 
     def shown() -> bool:

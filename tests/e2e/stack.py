@@ -12,6 +12,8 @@ from pathlib import Path
 import boto3
 import requests
 
+from chalicelib import config
+
 ROOT = Path(__file__).resolve().parents[2]
 READY = "Status page API ready on"
 
@@ -53,6 +55,7 @@ class LocalStack:
         self.environment.update(environment)
         self.process: subprocess.Popen | None = None
         self.output: list[str] = []
+        self.clients: dict[str, object] = {}
 
     @property
     def url(self) -> str:
@@ -110,20 +113,31 @@ class LocalStack:
         raise AssertionError(f"no {module} process under the stack:\n{listed}")
 
     def emulator(self, service: str):
-        """A client of the stack's emulator, as any AWS SDK reaches it."""
-        return boto3.client(
-            service,
-            endpoint_url=f"http://127.0.0.1:{self.moto_port}",
-            region_name="us-east-1",
-            aws_access_key_id="local",
-            aws_secret_access_key="local",
-        )
+        """A client of the stack's emulator, as any AWS SDK reaches it (one per service)."""
+        if service not in self.clients:
+            self.clients[service] = boto3.client(
+                service,
+                endpoint_url=f"http://127.0.0.1:{self.moto_port}",
+                region_name="us-east-1",
+                aws_access_key_id="local",
+                aws_secret_access_key="local",
+            )
+        return self.clients[service]
 
     def messages_in(self, queue: str) -> int:
         """How many messages the queue named `queue` holds: waiting, received or delayed."""
-        sqs = self.emulator("sqs")
-        counts = sqs.get_queue_attributes(
-            QueueUrl=sqs.get_queue_url(QueueName=queue)["QueueUrl"],
+        return self._messages_at(self.emulator("sqs").get_queue_url(QueueName=queue)["QueueUrl"])
+
+    def queues_idle(self) -> bool:
+        """Whether no queue of the stack (dead letters aside) holds a message: no work is left
+        that could still send something."""
+        urls = self.emulator("sqs").list_queues().get("QueueUrls", [])
+        dead_letters = config.dead_letter_queue_name("")
+        return not any(self._messages_at(url) for url in urls if not url.endswith(dead_letters))
+
+    def _messages_at(self, url: str) -> int:
+        counts = self.emulator("sqs").get_queue_attributes(
+            QueueUrl=url,
             AttributeNames=[
                 "ApproximateNumberOfMessages",
                 "ApproximateNumberOfMessagesNotVisible",
@@ -131,13 +145,6 @@ class LocalStack:
             ],
         )["Attributes"]
         return sum(int(count) for count in counts.values())
-
-    def queues_idle(self) -> bool:
-        """Whether no queue of the stack (dead letters aside) holds a message: no work is left
-        that could still send something."""
-        urls = self.emulator("sqs").list_queues().get("QueueUrls", [])
-        names = [url.rsplit("/", 1)[-1] for url in urls]
-        return not any(self.messages_in(name) for name in names if not name.endswith("-dlq"))
 
     def admin(self, *arguments: str) -> dict:
         done = subprocess.run(
