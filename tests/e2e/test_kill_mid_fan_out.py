@@ -28,8 +28,8 @@ def test_a_kill_mid_fan_out_loses_nobody_and_resends_only_what_was_in_flight(tmp
     # had received, are taken over soon after the restart.
     stack = LocalStack(
         tmp_path / "data",
-        DELIVERY_LEASE_SECONDS="5",
-        LOCAL_VISIBILITY_SECONDS="5",
+        DELIVERY_LEASE_SECONDS="3",
+        LOCAL_VISIBILITY_SECONDS="3",
         SCHEDULE_TICK_SECONDS="2",
     )
     with WebhookSink(delay=0.02) as sink:

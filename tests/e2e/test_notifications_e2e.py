@@ -16,7 +16,12 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    running = LocalStack(tmp_path_factory.mktemp("data"), SCHEDULE_TICK_SECONDS="2").start()
+    # A tick a second, and the retries' pauses shortened: what is at stake is that a failing
+    # endpoint is tried three times, then quarantined (the default pauses, 2 and 5 s, are
+    # held to the contract's 30 s in tests/unit/test_delivery_lanes.py).
+    running = LocalStack(
+        tmp_path_factory.mktemp("data"), SCHEDULE_TICK_SECONDS="1", DELIVERY_RETRY_SECONDS="0.2,0.5"
+    ).start()
     yield running
     running.stop()
 
@@ -99,7 +104,7 @@ def test_failing_endpoint_is_quarantined_and_reactivated(stack, page):
         subscriber = subscribe(stack, page, sink.url)
         stack.send("POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "x"}})
         path = f"/v1/pages/{page_id}/subscribers/{subscriber['id']}"
-        assert wait_for(lambda: stack.get(path, key).json()["state"] == "quarantined", timeout=40)
+        assert wait_for(lambda: stack.get(path, key).json()["state"] == "quarantined", timeout=30)
         assert len(sink.received) == 3
         answer = stack.send(
             "POST",
@@ -115,8 +120,8 @@ def test_maintenance_moves_itself(stack, page):
     from datetime import UTC, datetime, timedelta
 
     key, page_id = page["api_key"], page["page_id"]
-    # Moments apart, as the stack ticks every 2 s: each state lasts a tick or more.
-    start = datetime.now(UTC) + timedelta(seconds=3)
+    # Moments apart, as the stack ticks every second: each state lasts a tick or more.
+    start = datetime.now(UTC) + timedelta(seconds=2)
     incident = stack.send(
         "POST",
         f"/v1/pages/{page_id}/incidents",
@@ -126,7 +131,7 @@ def test_maintenance_moves_itself(stack, page):
                 "name": "Upgrade",
                 "status": "scheduled",
                 "scheduled_for": start.isoformat(),
-                "scheduled_until": (start + timedelta(seconds=3)).isoformat(),
+                "scheduled_until": (start + timedelta(seconds=2)).isoformat(),
                 "scheduled_auto_in_progress": True,
                 "scheduled_auto_completed": True,
             }

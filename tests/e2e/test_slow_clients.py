@@ -82,8 +82,12 @@ def until_closed(connection: socket.socket, limit: float) -> tuple[bytes, float 
     return received, None
 
 
-def test_a_head_that_stops_trickles_or_never_comes_is_closed_within_a_few_seconds(front):
+def test_a_head_that_stops_trickles_or_never_comes_is_closed_within_a_few_seconds(
+    front, monkeypatch
+):
     assert site_server.HEAD_TIMEOUT_SECONDS <= 5  # the default, as API Gateway's few seconds
+    # Held to a shorter one here: what is measured is that the front keeps to it.
+    monkeypatch.setattr(site_server, "HEAD_TIMEOUT_SECONDS", 1.5)
     results: dict[str, tuple[bytes, float | None]] = {}
 
     def silent() -> None:
@@ -99,9 +103,9 @@ def test_a_head_that_stops_trickles_or_never_comes_is_closed_within_a_few_second
         head = b"GET /v1/pages HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100 + b"\r\n\r\n"
         with socket.create_connection(("127.0.0.1", front.port)) as connection:
             started = time.monotonic()
-            connection.settimeout(1)
+            connection.settimeout(0.3)
             received = b""
-            for byte in head:  # a byte, then a second listening for the front's answer
+            for byte in head:  # a byte, then a while listening for the front's answer
                 try:
                     connection.sendall(bytes([byte]))
                     received = connection.recv(65536)
@@ -163,25 +167,25 @@ def test_a_70_kb_header_is_431_in_the_contracts_json_and_never_reaches_the_app(f
 
 
 def test_a_kept_alive_connection_waits_for_its_next_request_then_closes(front, monkeypatch):
-    monkeypatch.setattr(site_server, "HEAD_TIMEOUT_SECONDS", 1.0)
-    monkeypatch.setattr(site_server, "KEEP_ALIVE_SECONDS", 2.0)
+    monkeypatch.setattr(site_server, "HEAD_TIMEOUT_SECONDS", 0.5)
+    monkeypatch.setattr(site_server, "KEEP_ALIVE_SECONDS", 1.5)
     with socket.create_connection(("127.0.0.1", front.port), timeout=10) as connection:
         connection.sendall(FILE_REQUEST)
-        time.sleep(1.6)  # past the head's timeout, within the keep-alive
+        time.sleep(0.9)  # past the head's timeout, within the keep-alive
         connection.sendall(FILE_REQUEST)
         received, after = until_closed(connection, 10)
     assert statuses(received) == [200, 200]
     # Closed about KEEP_ALIVE_SECONDS after the second answer (checked once a second).
-    assert after is not None and 1.5 < after < 4
+    assert after is not None and 1.0 < after < 3.5
 
 
 def test_a_body_trickling_past_its_deadline_is_400(front, monkeypatch, app):
-    monkeypatch.setattr(site_server, "BODY_DEADLINE_SECONDS", 2.0)
+    monkeypatch.setattr(site_server, "BODY_DEADLINE_SECONDS", 1.0)
     with socket.create_connection(("127.0.0.1", front.port), timeout=10) as connection:
         connection.sendall(b"POST /v1/pages HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
-        connection.settimeout(0.5)
+        connection.settimeout(0.3)
         received = b""
-        for _ in range(20):  # a byte every half second: never quiet for BODY_TIMEOUT_SECONDS
+        for _ in range(20):  # a byte every 0.3 s: never quiet for BODY_TIMEOUT_SECONDS
             try:
                 connection.sendall(b"a")
                 received = connection.recv(65536)

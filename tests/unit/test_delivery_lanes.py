@@ -60,3 +60,18 @@ def test_messages_are_sent_in_groups_sqs_takes():
     groups = queues._sends(bodies)
     assert [len(group) for group in groups] == [2, 10, 3]
     assert all(sum(len(b) for b in group) <= queues.BYTES_PER_SEND for group in groups)
+
+
+def test_a_failed_delivery_is_tried_three_times_within_the_contracts_30_seconds(monkeypatch):
+    from chalicelib import config
+
+    monkeypatch.delenv("DELIVERY_RETRY_SECONDS", raising=False)
+    assert config.delivery_retry_seconds() == (2.0, 5.0)
+    for setting, pauses in (("0.2,0.5", (0.2, 0.5)), ("1,60", (2.0, 5.0)), ("x", (2.0, 5.0))):
+        monkeypatch.setenv("DELIVERY_RETRY_SECONDS", setting)
+        assert config.delivery_retry_seconds() == pauses, setting
+    # The first two attempts may each take the webhook's timeout: the third still begins
+    # within 30 s.
+    from chalicelib.notify import webhook
+
+    assert 2 * webhook.TIMEOUT_SECONDS + sum(config.delivery_retry_seconds()) <= 30
