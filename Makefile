@@ -41,10 +41,11 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# The package check runs beside the suite (it mostly waits on pip and on writing the zip); its
-# output follows the suite's, and either failing fails `make test`.
+# The package check runs beside the suite, at the lowest priority: it takes the cores the
+# suite leaves idle while its end-to-end tests wait, not the suite's. Its output follows the
+# suite's, and either failing fails `make test`.
 test: lint chromium node
-	@$(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
+	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
 	[ $$checked -eq 0 ] || echo "make infra-check failed (above)"; \

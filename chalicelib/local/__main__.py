@@ -31,13 +31,15 @@ def main() -> int:
     data_dir = Path(os.environ.get("DATA_DIR", ".data")).resolve()
     # The emulator takes longest to get ready: it starts first, and the rest beside it.
     storage = child.emulator(moto_port, data_dir).launch()
-    functions = child.functions(tick_seconds).launch()  # begins at `go`
 
     # Imported only now: the models take their table names and endpoint from the environment.
     from app import app
     from chalicelib.admin import bootstrap, index_recipients, one_time_password, publish_all
-    from chalicelib.local import heap, server
+    from chalicelib.local import heap, server, workers
     from chalicelib.sitestore import site_dir
+
+    # A fork of this process, with the app imported, before any thread starts.
+    functions = workers.forked(tick_seconds).launch()
 
     # The app on an internal port; the front on `port` answers the published pages from the
     # site folder and hands it everything else.

@@ -3,20 +3,22 @@ of their own, as Lambda runs them apart from the API's function: a fan-out or a 
 batch no longer waits for, or holds up, the interpreter lock that serves the API's requests
 (under `make load` the fan-out alone held it a third of the time).
 
-    python -m chalicelib.local.workers TICK_SECONDS
-
-The stack's process sets the environment (stage, emulator endpoint) that it inherits.
+The stack's process forks it (`forked`) once it has imported the app, with the environment
+(stage, emulator endpoint) set.
 """
-
-import sys
 
 from chalicelib.local import child
 
 
+def forked(tick_seconds: float) -> child.ForkedChild:
+    """The event functions' process, to launch: they begin at `go`, once the emulator is
+    ready, as their queues exist only then."""
+    return child.ForkedChild("workers", lambda: serve(tick_seconds))
+
+
 def serve(tick_seconds: float) -> None:
     def start(stopped) -> str:
-        # Imported only now, as in the stack's process: the models read the environment.
-        from app import app
+        from app import app  # imported already, before the fork
         from chalicelib.local import events
 
         child.wait_for_go()  # the queues exist once the emulator is ready
@@ -24,7 +26,3 @@ def serve(tick_seconds: float) -> None:
         return "polling"
 
     child.serve_until_stopped(start)
-
-
-if __name__ == "__main__":
-    serve(float(sys.argv[1]))

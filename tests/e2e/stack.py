@@ -99,16 +99,16 @@ class LocalStack:
 
     def child_pid(self, module: str) -> int:
         """The pid of the stack's child process running `chalicelib.local.{module}`
-        (emulator, workers, site_server)."""
+        (emulator, site_server) or forked as `module` (workers)."""
         listed = subprocess.run(
-            ["ps", "-o", "pid=,args=", "--ppid", str(self.process.pid)],
+            ["ps", "-o", "pid=,comm=,args=", "--ppid", str(self.process.pid)],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
         for line in listed.splitlines():
-            pid, _, arguments = line.strip().partition(" ")
-            if f"chalicelib.local.{module}" in arguments:
+            pid, name, arguments = line.split(maxsplit=2)
+            if name == module or f"chalicelib.local.{module}" in arguments:
                 return int(pid)
         raise AssertionError(f"no {module} process under the stack:\n{listed}")
 
