@@ -25,6 +25,11 @@ attribute value of every item (most of a read's time: a page item read with its 
 JSON, so they are written as such; the other answers, and every error, go through moto's.
 Before that, moto turns its stored values into plain ones with a generic recursion that asks
 each value what it is (a tenth of a busy stack's time); `_plain` does it by type.
+
+An item written is checked against DynamoDB's 400 KB as moto builds it attribute by attribute,
+each time sizing every attribute set so far: a page item of 30 attributes was sized 465 times.
+Here it is sized once, whole (sizes only add up, so it is too large exactly when moto would
+find it so on one of its steps).
 """
 
 import base64
@@ -41,9 +46,11 @@ from moto.core import responses as moto_responses
 from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb import responses as dynamodb_responses
+from moto.dynamodb.exceptions import ItemSizeTooLarge
 from moto.dynamodb.models import table as dynamodb_tables
-from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
+from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.responses import DynamoHandler
 
 _installed = False
@@ -501,6 +508,25 @@ def _to_plain(value: Any) -> Any:
     return _plain(value) if fast_answers else _moto_dynamo_to_dict(value)
 
 
+# DynamoDB's item size limit as moto applies it (`LimitedSizeDict`).
+_ITEM_BYTES_AT_MOST = 405_000
+
+
+def _item_init(self, hash_key: DynamoType, range_key: DynamoType | None, attrs: dict) -> None:
+    """moto's `Item.__init__`, the item's size checked once, whole."""
+    self.hash_key = hash_key
+    self.range_key = range_key
+    built = LimitedSizeDict.__new__(LimitedSizeDict)
+    size = 0
+    for key, value in attrs.items():
+        typed = DynamoType(value)
+        size += bytesize(key) + typed.size()
+        dict.__setitem__(built, key, typed)
+    if size > _ITEM_BYTES_AT_MOST:
+        raise ItemSizeTooLarge
+    self.attrs = built
+
+
 def _replace(owner: Any, name: str, value: Any) -> None:
     _replaced.append((owner, name, getattr(owner, name)))
     setattr(owner, name, value)
@@ -633,4 +659,5 @@ def install() -> bool:
         lru_cache(maxsize=None)(moto_responses.method_names_from_class),
     )
     _replace(dynamodb_responses, "dynamo_to_dict", _to_plain)
+    _replace(Item, "__init__", _item_init)
     return True

@@ -345,3 +345,26 @@ def test_on_another_moto_the_patches_stay_off_and_say_so_in_one_line(both_mottos
     assert Table.query is moto_query
     assert len(said.getvalue().strip().splitlines()) == 1
     assert "patches" in said.getvalue() and "off" in said.getvalue()
+
+
+def test_an_item_at_the_size_limit_is_kept_or_refused_as_moto_does(both_mottos):
+    """Items either side of moto's 405,000 bytes, put alone, in a transaction and in a batch
+    (moto sizes each as it builds it; the patch sizes it once)."""
+
+    def item(size: int, sort: str) -> dict:
+        keys = {"pk": {"S": "a"}, "sk": {"S": sort}}
+        keys_size = len("pk") + len("a") + len("sk") + len(sort) + len("big")
+        return {**keys, "big": {"S": "x" * (size - keys_size)}}
+
+    sequence = []
+    for number, size in enumerate((404_999, 405_000, 405_001, 420_000)):
+        sequence.append(("put_item", {"TableName": "ranged", "Item": item(size, f"p{number}")}))
+        put = {"Put": {"TableName": "ranged", "Item": item(size, f"t{number}")}}
+        sequence.append(("transact_write_items", {"TransactItems": [put]}))
+    moto_costs.uninstall()
+    expected = _run(sequence)
+    assert moto_costs.install()
+    assert _run(sequence) == expected
+    answers, contents = expected
+    kept = sorted(item["sk"]["S"] for item in contents["ranged"] if item["sk"]["S"][0] == "p")
+    assert kept == ["p0", "p1"]  # both sides of the limit were put
