@@ -25,12 +25,16 @@ def free_port() -> int:
 
 
 def wait_for(condition, timeout=30.0) -> bool:
-    """Whether `condition()` came true within `timeout` seconds (polled every 0.2 s)."""
+    """Whether `condition()` came true within `timeout` seconds: looked at after 50 ms, then
+    half as long again each time up to every 0.2 s (most conditions come true within a
+    second, and a fixed 0.2 s overshot each by 0.1 s on average)."""
     deadline = time.monotonic() + timeout
+    pause = 0.05
     while time.monotonic() < deadline:
         if condition():
             return True
-        time.sleep(0.2)
+        time.sleep(pause)
+        pause = min(pause * 1.5, 0.2)
     return condition()
 
 
