@@ -46,11 +46,21 @@ def parsed(raw: str | bytes) -> Mail:
     return Mail(raw, message_from_bytes(raw, policy=policy.default))
 
 
+# Each message the SES backend holds, parsed once: it keeps every email of the test process, so
+# parsing them all at each look cost a test more the later it ran (seconds, thousands in).
+_parsed_once: dict = {}
+
+
 def sent_mail() -> list[Mail]:
     """In process (`mock_aws`): the SES backend's messages, oldest first."""
     from moto.backends import get_backend
 
-    return [parsed(m.raw_data) for m in get_backend("ses")[ACCOUNT][REGION].sent_messages]
+    found = []
+    for message in get_backend("ses")[ACCOUNT][REGION].sent_messages:
+        if message not in _parsed_once:
+            _parsed_once[message] = parsed(message.raw_data)
+        found.append(_parsed_once[message])
+    return found
 
 
 def sent_mail_over_http(moto_url: str) -> list[Mail]:

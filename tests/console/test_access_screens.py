@@ -234,11 +234,11 @@ def test_a_member_without_page_configuration_sees_no_access_and_a_forged_post_is
     from chalicelib.domain import page_access
 
     user = page_access.create(
-        world.page_id, page_access.USER, page_access.UserInput(email="r@example.com")
+        world.page_id, page_access.USER, page_access.UserInput(email="viewer@partner.example.org")
     )
     console.sign_in(make_user({"incident_manager": True}))
     assert console.get(_access(world)).status == 403
-    assert "r@example.com" not in console.last.text
+    assert "viewer@partner.example.org" not in console.last.text
     forged = [
         (_access(world, "/users"), {"page_access_user[email]": "x@example.com"}),
         (_access(world, f"/users/{user.id}/delete"), {}),
@@ -247,7 +247,7 @@ def test_a_member_without_page_configuration_sees_no_access_and_a_forged_post_is
     ]
     for path, form in forged:
         assert console.post(path, form).status == 403, path
-    assert [u["email"] for u in _api_users(world)] == ["r@example.com"]
+    assert [u["email"] for u in _api_users(world)] == ["viewer@partner.example.org"]
     assert _api_groups(world) == []
     assert world.api.get(f"/v1/pages/{world.page_id}").json["audience_specific"] is False
 
