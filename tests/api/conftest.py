@@ -1,10 +1,10 @@
-"""API tests: the Chalice test client over moto's in-process DynamoDB.
+"""API tests: the Chalice test client over moto's in-process DynamoDB (`aws`, in
+tests/conftest.py, shared with the public page's and the console's tests).
 
 Tables are made once from the models; each test makes its own organization, so tests never
 see each other's data. Every request of every test is recorded, and a Scan fails the test.
 """
 
-import gc
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -12,31 +12,8 @@ from urllib.parse import urlencode
 
 import pytest
 from chalice.test import Client
-from moto import mock_aws
 
 from tests.dynamodb_calls import recording
-
-
-@pytest.fixture(scope="session")
-def aws():
-    with mock_aws():
-        from chalicelib.local import moto_costs
-        from chalicelib.local.emulator import create_resources
-
-        moto_costs.install()
-        create_resources()
-        # What the session made (modules, the emulator's tables) lives as long as it: no
-        # full collection needs to walk it again (they took 0.2-0.4 s each).
-        gc.collect()
-        gc.freeze()
-        yield
-
-
-@pytest.fixture(scope="session")
-def chalice_app(aws):
-    from app import app
-
-    return app
 
 
 @pytest.fixture
