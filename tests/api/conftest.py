@@ -133,7 +133,7 @@ def freeze_clock():
 
 
 @pytest.fixture(autouse=True)
-def _empty_queues(aws):
+def empty_queues(aws):
     """Every test starts with the app's queues empty, a module's shared page too: what earlier
     tests left grows the queues to thousands, and moto reads a whole queue on every send (to
     answer its attributes), 8% of a run of the null-field tests."""
@@ -176,7 +176,7 @@ def _purge(short_name: str) -> None:
 
 def _forget_queued_work() -> None:
     """What earlier tests of this process left is theirs: beside empty queues
-    (`_empty_queues`), a test starts with no pending outbox event (each tick's sweep would send
+    (`empty_queues`), a test starts with no pending outbox event (each tick's sweep would send
     them all again) and no page whose files are due (each tick would ask for all their
     publishes again)."""
     from chalicelib.notify import outbox
