@@ -25,8 +25,8 @@ os.environ["SITE_DIR"] = tempfile.mkdtemp(prefix="statuspage-site-")
 # The end-to-end modules mostly wait on a stack, while the in-process ones keep a core busy: the
 # run is quickest with one worker on each kind. So the modules are queued with the two kinds
 # alternating by their share of expected time, the longest end-to-end ones first (a long one
-# left to the end would run alone). `make test` keeps this order (`--no-loadscope-reorder`). Seconds measured
-# on the 2-core machine; a figure gone stale only orders the run less well.
+# left to the end would run alone). `make test` keeps this order (`--no-loadscope-reorder`).
+# Seconds measured on the 2-core machine; a figure gone stale only orders the run less well.
 E2E_SECONDS = {
     "test_console_month": 47,
     "test_durability": 37,
@@ -124,8 +124,8 @@ def pytest_collection_modifyitems(items):
 
 
 # One emulated AWS per test process for the API's, the public page's and the console's tests
-# (theirs had a fixture each: the second and third started moto again inside the first, which
-# emptied every table of the process and cost 5-11 s, growing with what earlier tests left).
+# (each directory had a fixture of its own, so moto was started again inside itself and every
+# table made again, twice a worker).
 @pytest.fixture(scope="session")
 def aws():
     from moto import mock_aws

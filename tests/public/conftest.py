@@ -96,9 +96,9 @@ def update_page(world, **fields) -> dict:
 
 
 @pytest.fixture
-def drain_publishes(http):
+def drain_publishes(http, empty_queues):
     """Run the publish function on every message of its queue, as the queue would; returns
-    how many messages there were."""
+    how many messages there were (the queue starts empty: `empty_queues`)."""
     import json
 
     from chalicelib import config
@@ -112,18 +112,6 @@ def drain_publishes(http):
             queue_name=config.queue_name(queues.PUBLISH), message_bodies=bodies
         )
         http.lambda_.invoke("publish_pages", event)
-
-    # What earlier tests of this process asked (thousands, after the API's tests): each page
-    # once, not each request, as a queue's batches would coalesce them.
-    asked: dict[str, dict] = {}
-    while messages := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages"):
-        for message in messages:
-            body = json.loads(message["Body"])
-            asked[body["page_id"]] = {**asked.get(body["page_id"], {}), **body}
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-    bodies = [json.dumps(body) for body in asked.values()]
-    for start in range(0, len(bodies), 10):
-        publish(bodies[start : start + 10])
 
     def run() -> int:
         handled = 0
