@@ -105,7 +105,9 @@ class LocalStack:
         """The pid of the stack's child process running `chalicelib.local.{module}`
         (emulator, site_server) or forked as `module` (workers)."""
         listed = subprocess.run(
-            ["ps", "-o", "pid=,comm=,args=", "--ppid", str(self.process.pid)],
+            # -ww: without a terminal ps cuts each line at 80 columns, which cut the
+            # module's name off a long checkout path.
+            ["ps", "-ww", "-o", "pid=,comm=,args=", "--ppid", str(self.process.pid)],
             capture_output=True,
             text=True,
             check=True,
