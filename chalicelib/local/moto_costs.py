@@ -30,6 +30,11 @@ An item written is checked against DynamoDB's 400 KB as moto builds it attribute
 each time sizing every attribute set so far: a page item of 30 attributes was sized 465 times.
 Here it is sized once, whole (sizes only add up, so it is too large exactly when moto would
 find it so on one of its steps).
+
+An update's expression is parsed twice per request (the handler's check, the backend's), and
+its tree walked ten times by moto's validators, each building its map of node types twice at
+every node (a third of an update's time). Here an expression is parsed once and kept (moto's
+validator works on a copy), and each walk builds its map once.
 """
 
 import base64
@@ -51,6 +56,9 @@ from moto.dynamodb.models import table as dynamodb_tables
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
+from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node, UpdateExpression
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser
+from moto.dynamodb.parsing.tokens import ExpressionTokenizer
 from moto.dynamodb.responses import DynamoHandler
 
 _installed = False
@@ -451,6 +459,42 @@ def _filter_expression(expression, names, values):
     return _parsed_without_values(expression, json.dumps(names or {}, sort_keys=True))
 
 
+@lru_cache(maxsize=256)
+def _parsed_update(expression: str) -> UpdateExpression:
+    # Shared, never changed: moto's validator works on its own deep copy of the tree.
+    return _moto_parse_update(expression)
+
+
+def _moto_parse_update(expression: str) -> UpdateExpression:
+    tokens = ExpressionTokenizer.make_list(expression)
+    return UpdateExpressionParser(tokens).parse()
+
+
+def _traverse(self, node, child_id: int = -1):
+    """moto's depth-first walk of an update expression's tree, each node processed by the
+    first of the walker's node types it is, bottom up; with the walker's map of types built
+    once per walk (moto builds it twice at every node, ten walks per update)."""
+    processors = tuple(self._processing_map().items())
+    kinds = tuple(kind for kind, _ in processors)
+
+    def walk(node, child_id):
+        if not isinstance(node, Node):
+            return node
+        parent = node.parent
+        if node.children is not None:
+            for index, child in enumerate(node.children):
+                self.pre_processing_of_child(node, index)
+                walk(child, index)
+        if isinstance(node, kinds):
+            node = next(process for kind, process in processors if isinstance(node, kind))(node)
+            node.parent = parent
+            if parent:
+                parent.children[child_id] = node
+        return node
+
+    return walk(node, child_id)
+
+
 _ITEM_OPERATIONS = {
     "GetItem",
     "BatchGetItem",
@@ -528,8 +572,12 @@ def _item_init(self, hash_key: DynamoType, range_key: DynamoType | None, attrs: 
 
 
 def _replace(owner: Any, name: str, value: Any) -> None:
-    _replaced.append((owner, name, getattr(owner, name)))
+    # The owner's own entry (a classmethod stays one), or none when it inherits the name.
+    _replaced.append((owner, name, vars(owner).get(name, _INHERITED)))
     setattr(owner, name, value)
+
+
+_INHERITED = object()
 
 
 def uninstall() -> None:
@@ -537,7 +585,10 @@ def uninstall() -> None:
     global _installed
     while _replaced:
         owner, name, original = _replaced.pop()
-        setattr(owner, name, original)
+        if original is _INHERITED:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
     _installed = False
 
 
@@ -660,4 +711,6 @@ def install() -> bool:
     )
     _replace(dynamodb_responses, "dynamo_to_dict", _to_plain)
     _replace(Item, "__init__", _item_init)
+    _replace(UpdateExpressionParser, "make", classmethod(lambda cls, text: _parsed_update(text)))
+    _replace(DepthFirstTraverser, "traverse_node_recursively", _traverse)
     return True

@@ -113,15 +113,52 @@ def puts(draw) -> tuple:
     return ("put_item", _conditioned(put, draw(conditions)))
 
 
+# Update expressions of every clause and function, and ones moto refuses (a key attribute
+# set, overlapping paths, an attribute or a map that does not exist, an unused value).
+update_expressions = st.sampled_from(
+    [
+        ("SET v = :new, g = :g", {":new", ":g"}, {}),
+        ("SET v = v + :new", {":new"}, {}),
+        ("SET #n = if_not_exists(#n, :new), g = :g", {":new", ":g"}, {"#n": "n"}),
+        ("SET l = list_append(if_not_exists(l, :empty), :one) REMOVE g", {":empty", ":one"}, {}),
+        ("ADD v :new, tags :tags", {":new", ":tags"}, {}),
+        ("DELETE tags :tags SET g = :g", {":tags", ":g"}, {}),
+        ("REMOVE g, #n", set(), {"#n": "n"}),
+        ("SET v = :new, v = :new", {":new"}, {}),
+        ("SET pk = :g", {":g"}, {}),
+        ("SET m.inner = :g", {":g"}, {}),
+        ("SET v = :new", {":new", ":g"}, {}),
+    ]
+)
+
+
+@st.composite
+def update_clauses(draw) -> dict:
+    """An update's expression with the values and names it uses."""
+    expression, wanted, names = draw(update_expressions)
+    values = {
+        ":new": {"N": draw(numbers)},
+        ":g": {"S": draw(groups)},
+        ":tags": {"SS": draw(st.lists(sort_words, min_size=1, max_size=2, unique=True))},
+        ":empty": {"L": []},
+        ":one": {"L": [{"S": draw(sort_words)}]},
+    }
+    clauses: dict = {"UpdateExpression": expression}
+    if wanted:
+        clauses["ExpressionAttributeValues"] = {name: values[name] for name in sorted(wanted)}
+    if names:
+        clauses["ExpressionAttributeNames"] = names
+    return clauses
+
+
 @st.composite
 def updates(draw) -> tuple:
     table = draw(tables)
     update = {
         "TableName": table,
         "Key": draw(keys(table)),
-        "UpdateExpression": "SET v = :new, g = :g",
-        "ExpressionAttributeValues": {":new": {"N": draw(numbers)}, ":g": {"S": draw(groups)}},
-        "ReturnValues": draw(st.sampled_from(["NONE", "ALL_NEW", "ALL_OLD"])),
+        **draw(update_clauses()),
+        "ReturnValues": draw(st.sampled_from(["NONE", "ALL_NEW", "ALL_OLD", "UPDATED_NEW"])),
     }
     return ("update_item", _conditioned(update, draw(conditions)))
 
@@ -150,8 +187,7 @@ def transactions(draw) -> tuple:
             continue  # DynamoDB refuses an item twice in one transaction; not what is tested
         seen.add(marker)
         if kind == "Update":
-            operation["UpdateExpression"] = "SET v = :new"
-            operation["ExpressionAttributeValues"] = {":new": {"N": draw(numbers)}}
+            operation.update(draw(update_clauses()))
         condition = draw(conditions)
         if kind == "ConditionCheck" and condition is None:
             condition = ("attribute_exists(pk)", {})
