@@ -143,6 +143,18 @@ def aws():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def cheap_passwords():
+    """In-process tests hash passwords at scrypt's least cost: at the service's (30 ms a
+    hash or a check) the console's sign-ins and the users made took ~5% of their time. The
+    local stack, and so every end-to-end test, hashes at the service's cost."""
+    from chalicelib.domain import credentials
+
+    credentials._scrypt = {**credentials.PASSWORD_COST, "n": 2**4}
+    yield
+    credentials._scrypt = dict(credentials.PASSWORD_COST)
+
+
 @pytest.fixture(scope="session")
 def chalice_app(aws):
     from app import app

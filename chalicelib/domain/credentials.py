@@ -10,8 +10,11 @@ from dataclasses import dataclass
 from chalicelib.store.base import read_together
 from chalicelib.store.models import ApiKey, Page, User
 
-# scrypt cost: about 30 ms per password on one core, and 16 MiB of memory.
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+# scrypt cost: about 30 ms per password on one core, and 16 MiB of memory (scrypt's
+# interactive-login parameters).
+PASSWORD_COST = {"n": 2**14, "r": 8, "p": 1}
+# What hashes and checks use: the in-process tests lower it (tests/conftest.py).
+_scrypt = dict(PASSWORD_COST)
 
 
 # A key starts with its user's id: a request reads the key's item and the user's in one
@@ -76,7 +79,7 @@ def new_one_time_password() -> str:
 
 def password_hash(password: str) -> str:
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, **_SCRYPT)
+    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, **_scrypt)
     return f"scrypt${salt.hex()}${digest.hex()}"
 
 
@@ -84,5 +87,5 @@ def password_matches(password: str, stored: str) -> bool:
     scheme, salt, digest = stored.split("$")
     if scheme != "scrypt":
         return False
-    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), **_SCRYPT)
+    candidate = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt), **_scrypt)
     return hmac.compare_digest(candidate.hex(), digest)

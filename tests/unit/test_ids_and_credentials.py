@@ -22,6 +22,12 @@ def test_timestamps_are_utc_with_z():
     assert clock.iso(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)) == "2026-01-02T03:04:05.000Z"
 
 
+def test_passwords_cost_scrypts_interactive_login_parameters():
+    # The in-process tests hash at a lower cost (tests/conftest.py); the service at this one.
+    assert credentials.PASSWORD_COST == {"n": 2**14, "r": 8, "p": 1}
+    assert credentials.password_hash("x").startswith("scrypt$")
+
+
 def test_keys_and_passwords_are_stored_as_hashes():
     key = credentials.new_api_key("0123456789abcdef")
     assert key not in credentials.api_key_hash(key)
