@@ -35,6 +35,9 @@ An update's expression is parsed twice per request (the handler's check, the bac
 its tree walked ten times by moto's validators, each building its map of node types twice at
 every node (a third of an update's time). Here an expression is parsed once and kept (moto's
 validator works on a copy), and each walk builds its map once.
+
+A JSON request (DynamoDB's, SQS's) is read through a reader built once per shape
+(`moto_json_requests`), not by moto's walk of the shape at every value.
 """
 
 import base64
@@ -47,6 +50,7 @@ from functools import lru_cache
 from typing import Any
 
 import moto
+from moto.core import parse as moto_parse
 from moto.core import responses as moto_responses
 from moto.dynamodb import comparisons
 from moto.dynamodb import models as dynamodb_models
@@ -60,6 +64,8 @@ from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node, UpdateExp
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 from moto.dynamodb.parsing.tokens import ExpressionTokenizer
 from moto.dynamodb.responses import DynamoHandler
+
+from chalicelib.local import moto_json_requests
 
 _installed = False
 # What `install` replaced, to put back: (owner, name, moto's own).
@@ -713,4 +719,5 @@ def install() -> bool:
     _replace(Item, "__init__", _item_init)
     _replace(UpdateExpressionParser, "make", classmethod(lambda cls, text: _parsed_update(text)))
     _replace(DepthFirstTraverser, "traverse_node_recursively", _traverse)
+    _replace(moto_parse.JSONParser, "_parse_json_body", moto_json_requests.parse_json_body)
     return True
