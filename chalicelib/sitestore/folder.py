@@ -16,10 +16,11 @@ class FolderStore:
 
     def __init__(self, root: Path):
         self.root = Path(root)
+        self._resolved_root = self.root.resolve()
 
     def _path(self, path: str) -> Path:
         target = (self.root / path).resolve()
-        if not target.is_relative_to(self.root.resolve()) or target == self.root.resolve():
+        if not target.is_relative_to(self._resolved_root) or target == self._resolved_root:
             raise ValueError(f"{path!r} is outside the site folder")
         return target
 
