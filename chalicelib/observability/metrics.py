@@ -49,7 +49,10 @@ def emit(
     document.update({name: value for name, (_, value) in values.items()})
     # Standard error: Lambda sends it to CloudWatch Logs as it sends standard output, and the
     # local stack's standard output is its ready line, read by whoever started it.
-    print(json.dumps(document, separators=(",", ":")), file=sys.stderr, flush=True)
+    # One write, newline included: standard error writes through, so `print` wrote the line
+    # and its end apart, and another process of the local stack could write between them.
+    sys.stderr.write(json.dumps(document, separators=(",", ":")) + "\n")
+    sys.stderr.flush()
 
 
 def fan_out_size(recipients: int, event_kind: str) -> None:

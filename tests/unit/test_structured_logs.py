@@ -236,3 +236,26 @@ def test_the_local_stack_writes_json_lines_masked_or_text_when_asked(root_logger
         stream.getvalue().split(" ", 2)[2]
         == "WARNING chalicelib.local.server slow /sign-in/[masked]\n"
     )
+
+
+class _Writes:
+    def __init__(self):
+        self.calls: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_metric_line_is_written_whole_in_one_write(monkeypatch):
+    # The local stack's processes share one standard error, which writes through: a line
+    # written in two parts was cut in two by another process's line (seen in a run's log).
+    written = _Writes()
+    monkeypatch.setattr("sys.stderr", written)
+    metrics.emit({metrics.FAN_OUT_RECIPIENTS: ("Count", 3)})
+    (line,) = written.calls
+    assert line.endswith("}\n") and line.count("\n") == 1
+    assert json.loads(line)[metrics.FAN_OUT_RECIPIENTS] == 3
