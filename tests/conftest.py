@@ -172,7 +172,7 @@ def aws():
 @pytest.fixture(scope="session", autouse=True)
 def cheap_passwords():
     """In-process tests hash passwords at scrypt's least cost: at the service's (30 ms a
-    hash or a check) the console's sign-ins and the users made took ~5% of their time. The
+    hash or a check) the sign-ins and the users made took 8% of their time. The
     local stack, and so every end-to-end test, hashes at the service's cost."""
     from chalicelib.domain import credentials
 

@@ -2,12 +2,12 @@
 
 moto turns a request's JSON into its parameters by walking the operation's input shape at
 every value, looking up each value's handler by name as it goes (`RequestParser._parse_shape`):
-a fifth of a DynamoDB call's time in the emulator. Here each shape's reader is built once,
-from the same handlers, and kept: a structure keeps its modelled members that are not null,
-under their modelled names; a list and a map read each of their values; blobs, timestamps,
-integers and floats are converted as moto's parser converts them; anything else is kept as
-sent. A shape whose handler is not one of those (a moto other than the one this was written
-for) is read by moto's own walk.
+15% of moto's time on a call in the in-process tests (a 5-item transaction read in 250 us; 85
+here). Here each shape's reader is built once, from the same handlers, and kept: a structure
+keeps its modelled members that are not null, under their modelled names; a list and a map
+read each of their values; blobs, timestamps, integers and floats are converted as moto's
+parser converts them; anything else is kept as sent. A shape whose handler is not one of those
+(a moto other than the one this was written for) is read by moto's own walk.
 """
 
 from collections.abc import Callable
