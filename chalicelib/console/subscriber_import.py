@@ -2,7 +2,8 @@
 text, one subscriber a line, `email[,components]`, under an optional header line. A preview
 lists the rows to add and each refused row (its number, its value, why); the confirmation
 reads the same text again and adds the good rows through the API's create, so an address
-subscribed meanwhile is skipped, never added twice (its claim refuses a second subscriber)."""
+subscribed meanwhile is skipped, never added twice (its claim refuses a second subscriber). An
+address that unsubscribed from the page is refused: a list does not add back who left."""
 
 from __future__ import annotations
 
@@ -156,13 +157,18 @@ def plan(page_id: str, text: str) -> Plan:
             continue
         first_row[email.lower()] = number
         result.rows.append(Row(number, email, tuple(component_ids)))
-    taken = subscribers.subscribed_emails(page_id, [row.email for row in result.rows])
-    result.refused += [
-        Refused(row.number, row.email, subscribers.ALREADY_SUBSCRIBED)
-        for row in result.rows
-        if row.email.lower() in taken
-    ]
-    result.rows = [row for row in result.rows if row.email.lower() not in taken]
+    emails = [row.email for row in result.rows]
+    taken = subscribers.subscribed_emails(page_id, emails)
+    # Someone who left is not added back by someone else's list (they may subscribe again
+    # themselves, on the public page).
+    left = subscribers.unsubscribed_emails(page_id, emails) - taken
+    for row in result.rows:
+        if row.email.lower() in taken:
+            result.refused.append(Refused(row.number, row.email, subscribers.ALREADY_SUBSCRIBED))
+        elif row.email.lower() in left:
+            result.refused.append(Refused(row.number, row.email, subscribers.UNSUBSCRIBED_EARLIER))
+    refused = taken | left
+    result.rows = [row for row in result.rows if row.email.lower() not in refused]
     result.refused.sort(key=lambda refused: refused.number)
     return result
 

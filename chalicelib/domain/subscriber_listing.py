@@ -106,6 +106,24 @@ def claimed(page_id: str, kind: str, addresses: Collection[str]) -> set[str]:
     return found
 
 
+def left(page_id: str, kind: str, addresses: Collection[str]) -> set[str]:
+    """Which of the page-wide `addresses` (lowercased) a subscriber of `kind` unsubscribed
+    from: the page's unsubscribed list by address, one Query for each, and the subscribers
+    found (one BatchGetItem per 100), whose page-wide or component subscription it was."""
+    listing = f"{page_id}#{UNSUBSCRIBED}"
+    found: dict[str, str] = {}
+    for address in addresses:
+        prefix = f"a#{address.lower()} "  # the space ends the address: ids follow it
+        for entry in SubscriberListing.query(listing, SubscriberListing.order.startswith(prefix)):
+            if entry.kind == kind:
+                found[entry.subscriber_id] = address.lower()
+    return {
+        found[subscriber.id]
+        for subscriber in in_order(page_id, list(found))
+        if subscriber.incident_id is None
+    }
+
+
 def _stamp(moment) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")
 

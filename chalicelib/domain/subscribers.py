@@ -44,6 +44,7 @@ ACTIVE, UNCONFIRMED, QUARANTINED, UNSUBSCRIBED = (
 LISTED_STATES = (ACTIVE, UNCONFIRMED, QUARANTINED)
 # Why a new subscriber is refused when its address is someone's already.
 ALREADY_SUBSCRIBED = "is already subscribed"
+UNSUBSCRIBED_EARLIER = "unsubscribed earlier: only they can subscribe again"
 CONFIRM, UNSUBSCRIBE, MANAGE = "confirm", "unsubscribe", "manage"
 PAGE_AUDIENCE, COMPONENT_AUDIENCE, INCIDENT_AUDIENCE = "page", "component", "incident"
 # Recipients read per Query: the fan-out holds about this many at a time, however many there
@@ -501,6 +502,12 @@ def subscribed_emails(page_id: str, emails: Iterable[str]) -> set[str]:
     """Which of `emails` (lowercased) already hold a page-wide or component email
     subscription to the page, unsubscribed ones aside: what a new one would collide with."""
     return subscriber_listing.claimed(page_id, "email", {email.lower() for email in emails})
+
+
+def unsubscribed_emails(page_id: str, emails: Iterable[str]) -> set[str]:
+    """Which of `emails` (lowercased) unsubscribed from a page-wide or component email
+    subscription to the page: what an import must not add back."""
+    return subscriber_listing.left(page_id, "email", {email.lower() for email in emails})
 
 
 def send_confirmations_with(sender: Callable[[Page, Subscriber], None]) -> None:

@@ -301,6 +301,46 @@ def test_a_pasted_import_follows_the_confirmation_choice_and_its_components_colu
     assert len(sent_mail()) == before + 2  # each asked to confirm, as the API's create does
 
 
+def test_an_import_does_not_add_back_an_address_that_unsubscribed(console, make_user, world):
+    api = _component(world, "API")
+    incident = world.api.post(
+        f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Down"}}
+    ).json
+    incident_subscribers = f"/v1/pages/{world.page_id}/incidents/{incident['id']}/subscribers"
+    left = [
+        _subscribe(world, {"email": "leaving@example.com", "skip_confirmation_notification": True}),
+        _subscribe(world, {"email": "parts@example.com", "component_ids": [api]}),
+        world.api.post(incident_subscribers, {"subscriber": {"email": "once@example.com"}}).json,
+        _subscribe(world, {"email": "back@example.com"}),
+    ]
+    for subscriber in left:
+        assert world.api.delete(_api(world, f"/{subscriber['id']}")).status == 200
+    _subscribe(world, {"email": "back@example.com"})  # subscribed again, by themselves
+    console.sign_in(make_user())
+    base = _base(world)
+    console.get(f"{base}/import")
+    text = "Leaving@Example.com\nparts@example.com,API\nonce@example.com\nback@example.com\nnew@example.com\n"
+    preview = console.post(f"{base}/import", {"import[csv]": text}).text
+    assert "2 to add" in preview
+    for address in ("Leaving@Example.com", "parts@example.com"):
+        assert re.search(rf"{re.escape(address)}.*?unsubscribed earlier", preview, re.S), address
+    assert re.search(r"back@example.com.*?is already subscribed", preview, re.S)
+    console.post(f"{base}/import/confirm", {"import[csv]": text})
+    listed = world.api.get(_api(world, "?state=all&limit=100")).json
+    assert sorted(s["email"] for s in listed) == [
+        "back@example.com",
+        "new@example.com",
+        "once@example.com",
+    ]
+    unsubscribed = world.api.get(_api(world, "/unsubscribed")).json
+    assert sorted(s["email"] for s in unsubscribed) == [
+        "back@example.com",
+        "leaving@example.com",
+        "once@example.com",
+        "parts@example.com",
+    ]
+
+
 def test_an_import_without_rows_is_refused(console, make_user, world):
     console.sign_in(make_user())
     console.get(f"{_base(world)}/import")
