@@ -493,11 +493,19 @@ def publisher_statements(bucket: str) -> list[dict]:
             "Action": HOSTS_STORE_ACTIONS,
             "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
         },
+        {
+            # A deleted page's uploaded images go with its files (`publish.remove`).
+            "Sid": "BrandingRemoval",
+            "Effect": "Allow",
+            "Action": ["s3:DeleteObject"],
+            "Resource": {"Fn::Sub": f"${{{bucket}.Arn}}/{BRANDING_PREFIX}"},
+        },
     ]
 
 
 # The images the console uploads (`chalicelib/sitestore/branding.py`): the API writes them and
-# answers their reads, under their own prefix, which no publish replaces or removes.
+# answers their reads, under their own prefix, which no publish replaces; the publish function
+# removes a deleted page's.
 BRANDING_PREFIX = "branding/*"
 BRANDING_OBJECT_ACTIONS = ["s3:GetObject", "s3:PutObject"]
 

@@ -39,7 +39,7 @@ from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
 from chalicelib.observability import metrics
 from chalicelib.public import caching, site
-from chalicelib.sitestore import SiteStore, current, hosts
+from chalicelib.sitestore import SiteStore, branding, current, hosts
 from chalicelib.views import content
 from chalicelib.views import snapshot as page_snapshot
 
@@ -329,14 +329,15 @@ def _save_mount(
 
 
 def remove(page_id: str, store: SiteStore | None = None) -> None:
-    """A page that is gone: out of the CDN's routing, then every mount it had, then its
-    marker."""
+    """A page that is gone: out of the CDN's routing, then every mount it had, its uploaded
+    images, then its marker."""
     store = store or current()
     with _exclusive(store, page_id):
         marker = _read_json(store, _marker_path(page_id)) or {}
         hosts.forget(page_id, marker.get("mounts", []))
         for folder in marker.get("mounts", []):
             _remove_mount(store, page_id, folder)
+        branding.remove_all(page_id, store)
         store.delete(_marker_path(page_id))
 
 

@@ -5,13 +5,13 @@ A file is named by the hash of its bytes, so a name always means the same bytes:
 the CDN may keep it for good, and a new image is a new name (the page's field changes, and
 the page is published anew). Files live outside the page's places (`s/{ref}/`, `hosts/...`),
 which a publish replaces or removes whole when the page is made private or its address
-changes: an image outlives those.
+changes: an image outlives those, and goes when the page is deleted (`remove_all`).
 """
 
 import hashlib
 import re
 
-from chalicelib.sitestore import current
+from chalicelib.sitestore import SiteStore, current
 
 FOLDER = "branding"
 # A name is the file's hash: whatever is once served under it never changes.
@@ -33,6 +33,11 @@ def read(page_id: str, name: str) -> bytes | None:
     if not _NAME.match(name):
         return None
     return current().read(_path(page_id, name))
+
+
+def remove_all(page_id: str, store: SiteStore | None = None) -> None:
+    """Every image of a page that is gone."""
+    (store or current()).delete_tree(f"{FOLDER}/{page_id}/")
 
 
 def _path(page_id: str, name: str) -> str:

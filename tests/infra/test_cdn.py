@@ -319,3 +319,13 @@ def test_the_api_writes_only_the_uploaded_images_of_the_bucket(resources):
             resources_named = json.dumps(statement.get("Resource"))
             if "s3:PutObject" in as_list(statement["Action"]) and "/s/*" in resources_named:
                 assert name == "SitePublisherPolicy"
+
+
+def test_the_publisher_may_only_delete_the_uploaded_images(resources):
+    """A deleted page's images go with its files: the publish function deletes under
+    `branding/`, and neither reads nor writes there."""
+    publisher = resources["SitePublisherPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    images = [s for s in publisher if "branding/" in json.dumps(s.get("Resource"))]
+    assert [(s["Action"], s["Resource"]) for s in images] == [
+        (["s3:DeleteObject"], {"Fn::Sub": "${SiteBucket.Arn}/branding/*"})
+    ]

@@ -331,7 +331,7 @@ def test_site_permissions_are_the_publishers_prefixes_and_its_listing_only(resou
     granted: dict[str, set[str]] = {}
     for name, statement in statements(resources):
         if statement.get("Sid", "").startswith("Branding"):
-            continue  # the API's uploaded images: tests/infra/test_cdn.py
+            continue  # the uploaded images, kept and removed: tests/infra/test_cdn.py
         for action in as_list(statement["Action"]):
             if action.startswith("s3:"):
                 # Only the publish function's role touches the pages' files.

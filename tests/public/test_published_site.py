@@ -125,9 +125,9 @@ def test_an_audience_specific_page_is_answered_by_the_app_not_from_files(world, 
     assert not (site_dir() / f"s/{world.page_id}/index.html").exists()
 
 
-def test_a_deleted_page_has_its_published_files_removed(world, drain_publishes):
+def test_a_deleted_page_has_its_published_files_and_uploaded_images_removed(world, drain_publishes):
     from chalicelib.domain import pages
-    from chalicelib.sitestore import site_dir
+    from chalicelib.sitestore import branding, site_dir
 
     make_component(world, "API")
     drain_publishes()
@@ -138,10 +138,14 @@ def test_a_deleted_page_has_its_published_files_removed(world, drain_publishes):
         site_dir() / f"hosts/{subdomain}.localhost",
         site_dir() / "published" / f"{world.page_id}.json",
     ]
+    logo = branding.store(world.page_id, b"\x89PNG\r\n\x1a\n", "png", "image/png")
+    assert branding.read(world.page_id, logo) is not None
     assert all(path.exists() for path in published)
     pages.delete_page(pages.get_page(world.page_id))
     assert drain_publishes() == 1
     assert not any(path.exists() for path in published)
+    assert branding.read(world.page_id, logo) is None  # its uploaded images go with it
+    assert not (site_dir() / f"branding/{world.page_id}").exists()
 
 
 def test_the_clock_republishes_across_a_day_boundary_in_the_pages_time_zone(
