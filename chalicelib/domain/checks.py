@@ -379,7 +379,8 @@ def record_results(page_id: str, moment: datetime, results: dict[str, Result]) -
     """Applies a tick's results (check id -> result) to the page's checks: counts, verdicts,
     last results, next runs. A changed verdict is asked of automation first; a check whose
     ask failed keeps its old verdict, so the next run asks again. A check changed since the
-    tick began is left to its next run; one whose component is gone goes."""
+    tick began is left to its next run, and one another tick ran meanwhile (`_ran_since`)
+    keeps that run's; one whose component is gone goes."""
     run = Run()
     page_checks = {check.id: check for check in checks_of(page_id, consistent=True)}
     known = {component.id for component in components.components_of(page_id)}
@@ -387,7 +388,7 @@ def record_results(page_id: str, moment: datetime, results: dict[str, Result]) -
     updated: dict[str, Check] = {}
     for check_id, result in results.items():
         check = page_checks.get(check_id)
-        if check is None or check.updated_at > moment:
+        if check is None or check.updated_at > moment or _ran_since(check, moment):
             continue
         if check.component_id not in known:
             orphans.append(check)
@@ -406,6 +407,14 @@ def record_results(page_id: str, moment: datetime, results: dict[str, Result]) -
     for orphan in orphans:
         _forget(page_id, orphan)
     return run
+
+
+def _ran_since(check: Check, moment: datetime) -> bool:
+    """Whether another tick recorded a run of the check after this one, begun at `moment`,
+    found it due: its next run is no longer due at `moment`. EventBridge may invoke the
+    every-minute function twice for one minute, and both run the due checks: counted twice,
+    one failure would reach a threshold of two."""
+    return check.updated_at <= moment < check.due_at
 
 
 def _asked(check: Check, verdict: str, result: Result) -> bool:
@@ -461,7 +470,7 @@ def _store(page_id: str, moment: datetime, updated: dict[str, Check]) -> None:
         work.quiet()
         for current in checks_of(page_id, consistent=True):
             new = updated.get(current.id)
-            if new is None:
+            if new is None or _ran_since(current, moment):
                 continue
             recorded = _RESULT_FIELDS
             if current.updated_at > moment:

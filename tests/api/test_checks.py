@@ -32,6 +32,16 @@ def make_check(world, component_id, **fields):
     return answer.json
 
 
+def failing_check(world, target, major_outage_after: int) -> tuple[dict, dict]:
+    """A component and its check of a target that answers 503: degraded at the first failure,
+    a major outage at `major_outage_after`."""
+    component = make_component(world)
+    thresholds = {"degraded_performance": 1, "major_outage": major_outage_after}
+    check = make_check(world, component["id"], url=target.url, failure_thresholds=thresholds)
+    target.answer(503)
+    return component, check
+
+
 def status_of(world, component_id):
     return world.api.get(f"/v1/pages/{world.page_id}/components/{component_id}").json["status"]
 
@@ -257,14 +267,7 @@ def test_a_check_refused_its_address_at_run_time_fails(world, target, tick, minu
 def test_failures_move_the_component_by_the_thresholds_and_a_success_restores_it(
     world, target, tick, minutes
 ):
-    component = make_component(world)
-    check = make_check(
-        world,
-        component["id"],
-        url=target.url,
-        failure_thresholds={"degraded_performance": 1, "major_outage": 3},
-    )
-    target.answer(503)
+    component, check = failing_check(world, target, major_outage_after=3)
     seen = []
     for minute in range(3):
         minutes(minute)
@@ -420,3 +423,35 @@ def test_an_edit_while_a_run_applies_its_verdict_keeps_the_run_counted(
     tick()
     assert status_of(world, component["id"]) == "major_outage"
     assert world.api.get(path).json["consecutive_failures"] == 2
+
+
+def test_a_tick_invoked_twice_counts_a_failure_once(world, target, tick, minutes, monkeypatch):
+    """EventBridge may invoke the every-minute function twice for one minute: the second
+    invocation begins while the first is still probing. Both probe; one run is counted, so
+    a first failure does not reach a threshold of two."""
+    from chalicelib.jobs import checks as check_runs
+
+    component, check = failing_check(world, target, major_outage_after=2)
+    probe_all = check_runs.probe_all
+    again: list[bool] = []
+
+    def probed_while_invoked_again(due):
+        found = probe_all(due)
+        if not again:
+            again.append(True)
+            minutes(0.1)  # the second invocation, seconds later
+            tick()
+        return found
+
+    minutes(0)
+    monkeypatch.setattr(check_runs, "probe_all", probed_while_invoked_again)
+    tick()
+    assert len(target.requests) == 2
+    shown = world.api.get(checks_path(world, component["id"], f"/{check['id']}")).json
+    assert shown["consecutive_failures"] == 1
+    assert status_of(world, component["id"]) == "degraded_performance"
+
+    minutes(1.1)  # a minute after the run counted, the next is the second failure
+    monkeypatch.setattr(check_runs, "probe_all", probe_all)
+    tick()
+    assert status_of(world, component["id"]) == "major_outage"
