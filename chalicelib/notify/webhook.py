@@ -5,8 +5,9 @@ was checked.
 The host is resolved once per send; the address must be public (`chalicelib.net`), and
 the connection goes to that same address, so a DNS answer that changes in between (rebinding)
 cannot steer the request to an internal service. Connections are pooled per (host, address)
-and kept alive between sends (urllib3, which botocore brings); a pool holds at most
-`PER_HOST` connections, the most sends one host gets at once (`chalicelib.notify.lanes`).
+and kept alive between sends (urllib3, which botocore brings); a sender sends at most
+`PER_HOST` at once to one host (`chalicelib.notify.lanes`), and the senders of a process
+share its pools.
 """
 
 import ssl
@@ -22,6 +23,10 @@ from chalicelib.net import is_public_address, may_call, resolve  # noqa: F401 (t
 TIMEOUT_SECONDS = 10
 # Concurrent sends to one host, and how many hosts' pools (and DNS answers) are kept.
 PER_HOST = 8
+# Connections a pool keeps, made only as sends need them: more than one sender's, as the local
+# stack runs two deliveries of a queue and the checks in one process (a full pool closes the
+# connection handed back, and urllib3 logs a warning each time).
+POOL_CONNECTIONS = 4 * PER_HOST
 POOLS_KEPT = 256
 # A checked DNS answer serves the sends of the next seconds (10,000 sends to one host are
 # one lookup, not 10,000); the connection still goes to the address that was checked.
@@ -57,7 +62,7 @@ def _pool(scheme: str, host: str, port: int, address: str) -> urllib3.HTTPConnec
             _pools.move_to_end(key)
             return pool
         options = {
-            "maxsize": PER_HOST,
+            "maxsize": POOL_CONNECTIONS,
             "block": False,
             "timeout": urllib3.Timeout(total=TIMEOUT_SECONDS),
             "retries": False,

@@ -39,3 +39,27 @@ def test_internal_addresses_are_not_public(address):
 )
 def test_global_addresses_are_public(address):
     assert is_public_address(address)
+
+
+def test_the_local_stacks_concurrent_sends_to_one_host_share_a_pool_without_dropping(
+    caplog, monkeypatch
+):
+    """The local stack sends from two deliveries of a queue at once in one process, each up
+    to `PER_HOST` to a host: their connections go back to the pool kept, none is closed as
+    the pool is full (urllib3 warned at each)."""
+    import logging
+    from concurrent.futures import ThreadPoolExecutor
+
+    from chalicelib.local.events import INSTANCES_PER_QUEUE
+    from chalicelib.notify import webhook
+    from tests.webhook_sink import WebhookSink
+
+    monkeypatch.setenv("ALLOW_PRIVATE_TARGETS", "1")
+    senders = INSTANCES_PER_QUEUE * webhook.PER_HOST
+    with WebhookSink(delay=0.05) as sink, caplog.at_level(logging.WARNING):
+        with ThreadPoolExecutor(senders) as pool:
+            sent = list(
+                pool.map(lambda n: webhook.post_json(f"{sink.url}/{n}", b"{}", {}), range(senders))
+            )
+    assert all(sent) and len(sink.received) == senders
+    assert not [r for r in caplog.records if "pool is full" in r.getMessage()]
