@@ -84,6 +84,7 @@ IN_PROCESS_SECONDS = {
     "test_fuzz_reference": 4,
     "test_access_and_domains": 2,
     "test_moto_patches_differential": 9,
+    "test_moto_queue_costs": 5,
     "test_integrations": 7,
     "test_display_names": 0.1,
     "test_notification_scale": 7,

@@ -37,7 +37,8 @@ every node (a third of an update's time). Here an expression is parsed once and 
 validator works on a copy), and each walk builds its map once.
 
 A JSON request (DynamoDB's, SQS's) is read through a reader built once per shape
-(`moto_json_requests`), not by moto's walk of the shape at every value.
+(`moto_json_requests`), not by moto's walk of the shape at every value; and SendMessage costs
+the message, not the queue (`moto_queue_costs`).
 """
 
 import base64
@@ -65,7 +66,7 @@ from moto.dynamodb.parsing.expressions import UpdateExpressionParser
 from moto.dynamodb.parsing.tokens import ExpressionTokenizer
 from moto.dynamodb.responses import DynamoHandler
 
-from chalicelib.local import moto_json_requests
+from chalicelib.local import moto_json_requests, moto_queue_costs
 
 _installed = False
 # What `install` replaced, to put back: (owner, name, moto's own).
@@ -720,4 +721,5 @@ def install() -> bool:
     _replace(UpdateExpressionParser, "make", classmethod(lambda cls, text: _parsed_update(text)))
     _replace(DepthFirstTraverser, "traverse_node_recursively", _traverse)
     _replace(moto_parse.JSONParser, "_parse_json_body", moto_json_requests.parse_json_body)
+    moto_queue_costs.install(_replace)
     return True

@@ -9,14 +9,17 @@ import io
 from contextlib import redirect_stderr
 
 import boto3
-import pytest
 from botocore.exceptions import ClientError
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 from moto.dynamodb.models.table import Table
 
 from chalicelib.local import moto_costs
+from tests import moto_differential
+from tests.moto_differential import DIFFERENTIAL, same_on_both
+
+both_mottos = moto_differential.both_mottos  # the fixture, for this module's tests
 
 REGION = "us-east-1"
 
@@ -311,28 +314,10 @@ def _run(sequence: list[tuple]) -> tuple[list, dict]:
                 client.delete_table(TableName=table["TableName"])
 
 
-@pytest.fixture
-def both_mottos():
-    """Leaves the patches as the suite had them."""
-    was_installed = moto_costs._installed
-    yield
-    moto_costs.uninstall()
-    if was_installed:
-        moto_costs.install()
-
-
-@settings(
-    max_examples=60,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(DIFFERENTIAL, max_examples=60)
 @given(sequence=operations)
 def test_patched_moto_answers_and_stores_exactly_what_moto_does(both_mottos, sequence):
-    moto_costs.uninstall()
-    expected = _run(sequence)
-    assert moto_costs.install()
-    assert _run(sequence) == expected
+    same_on_both(_run, sequence)
 
 
 def test_a_query_page_costs_the_page_not_the_partition(both_mottos):
