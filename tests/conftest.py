@@ -10,6 +10,9 @@ from collections import Counter
 
 import pytest
 
+# Its assertions compare both mottos' answers: shown in full when they differ.
+pytest.register_assert_rewrite("tests.moto_differential")
+
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")

@@ -2,6 +2,8 @@
 SQS calls on patched and unpatched moto give the same answers and leave the same counts; and
 a send into a queue of 2,000 messages looks at none of them."""
 
+import uuid
+
 import boto3
 from botocore.exceptions import ClientError
 from hypothesis import given, settings
@@ -72,21 +74,29 @@ calls = st.lists(
 
 
 def _run(sequence: list[tuple]) -> tuple[list, dict]:
+    """The answers and the queues' counts after `sequence`, on queues of this run's own:
+    under the suite's emulated AWS (one worker runs several files) a queue of the first run
+    would still hold its messages in the second."""
+    run = uuid.uuid4().hex[:8]
     with mock_aws():
         sqs = boto3.client("sqs", region_name=REGION)
         urls = {
-            name: sqs.create_queue(QueueName=name, Attributes=a)["QueueUrl"]
+            name: sqs.create_queue(QueueName=f"{run}-{name}", Attributes=a)["QueueUrl"]
             for name, a in QUEUES.items()
         }
-        urls["missing"] = urls["plain"].replace("plain", "missing")
-        received: list[tuple[str, str]] = []
-        answers = [_answer(sqs, urls, received, call) for call in sequence]
-        counts = {
-            name: sqs.get_queue_attributes(QueueUrl=url, AttributeNames=COUNTED)["Attributes"]
-            for name, url in urls.items()
-            if name != "missing"
-        }
-        return answers, counts
+        try:
+            urls["missing"] = urls["plain"].replace("plain", "missing")
+            received: list[tuple[str, str]] = []
+            answers = [_answer(sqs, urls, received, call) for call in sequence]
+            counts = {
+                name: sqs.get_queue_attributes(QueueUrl=url, AttributeNames=COUNTED)["Attributes"]
+                for name, url in urls.items()
+                if name != "missing"
+            }
+            return answers, counts
+        finally:
+            for name in QUEUES:
+                sqs.delete_queue(QueueUrl=urls[name])
 
 
 def _answer(sqs, urls: dict, received: list, call: tuple):
@@ -135,7 +145,7 @@ def test_a_send_into_a_long_queue_reads_none_of_its_messages(both_mottos, monkey
     assert moto_costs.install()
     with mock_aws():
         sqs = boto3.client("sqs", region_name=REGION)
-        url = sqs.create_queue(QueueName="deliveries")["QueueUrl"]
+        url = sqs.create_queue(QueueName=f"long-{uuid.uuid4().hex[:8]}")["QueueUrl"]
         for _ in range(200):
             entries = [{"Id": str(n), "MessageBody": "{}"} for n in range(10)]
             sqs.send_message_batch(QueueUrl=url, Entries=entries)
@@ -143,5 +153,6 @@ def test_a_send_into_a_long_queue_reads_none_of_its_messages(both_mottos, monkey
         sqs.send_message(QueueUrl=url, MessageBody="{}")
         assert looked_at == []
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=COUNTED)
+        sqs.delete_queue(QueueUrl=url)
     assert attributes["Attributes"]["ApproximateNumberOfMessages"] == "2001"
     assert len(looked_at) >= 2_001  # what a read of the counts looks at, as moto does
