@@ -61,9 +61,8 @@ from moto.dynamodb.models import table as dynamodb_tables
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.models.utilities import bytesize
-from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node, UpdateExpression
+from moto.dynamodb.parsing.ast_nodes import DepthFirstTraverser, Node
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser
-from moto.dynamodb.parsing.tokens import ExpressionTokenizer
 from moto.dynamodb.responses import DynamoHandler
 
 from chalicelib.local import moto_json_requests, moto_queue_costs
@@ -466,17 +465,6 @@ def _filter_expression(expression, names, values):
     return _parsed_without_values(expression, json.dumps(names or {}, sort_keys=True))
 
 
-@lru_cache(maxsize=256)
-def _parsed_update(expression: str) -> UpdateExpression:
-    # Shared, never changed: moto's validator works on its own deep copy of the tree.
-    return _moto_parse_update(expression)
-
-
-def _moto_parse_update(expression: str) -> UpdateExpression:
-    tokens = ExpressionTokenizer.make_list(expression)
-    return UpdateExpressionParser(tokens).parse()
-
-
 def _traverse(self, node, child_id: int = -1):
     """moto's depth-first walk of an update expression's tree, each node processed by the
     first of the walker's node types it is, bottom up; with the walker's map of types built
@@ -718,7 +706,9 @@ def install() -> bool:
     )
     _replace(dynamodb_responses, "dynamo_to_dict", _to_plain)
     _replace(Item, "__init__", _item_init)
-    _replace(UpdateExpressionParser, "make", classmethod(lambda cls, text: _parsed_update(text)))
+    # An update's tree, parsed once and shared: moto's validator works on its own deep copy.
+    parsed_update = lru_cache(maxsize=256)(UpdateExpressionParser.make)
+    _replace(UpdateExpressionParser, "make", staticmethod(parsed_update))
     _replace(DepthFirstTraverser, "traverse_node_recursively", _traverse)
     _replace(moto_parse.JSONParser, "_parse_json_body", moto_json_requests.parse_json_body)
     moto_queue_costs.install(_replace)
