@@ -40,17 +40,21 @@ def main() -> int:
 
     # A fork of this process, with the app imported, before any thread starts.
     functions = workers.forked(tick_seconds).launch()
-
-    # The app on an internal port; the front on `port` answers the published pages from the
-    # site folder and hands it everything else.
-    http = server.start(app, "127.0.0.1", _port("API_PORT", 0))
-    api_port = http.server.server_address[1]
-    front = child.front(port, api_port, site_dir()).launch()
     try:
+        # Nothing listens before the data directory is checked: a damaged one is refused
+        # before any port answers.
+        storage.checked()
+        opened = threading.Event()
+        # The app on an internal port; the front on `port` answers the published pages from
+        # the site folder and hands it everything else, which gets 503 until `opened`.
+        http = server.start(app, "127.0.0.1", _port("API_PORT", 0), opened)
+        api_port = http.server.server_address[1]
+        front = child.front(port, api_port, site_dir()).launch()
         had_data = storage.ready() == "data"
     except RuntimeError as refused:  # a damaged data directory, say: its line, no traceback
         print(f"error: {refused}", file=sys.stderr, flush=True)
         return 1
+    opened.set()  # the emulator has loaded the data: every answer from now on is right
     functions.go()
     index_recipients()  # data of an earlier version: subscribers without recipient items
     publish_all()  # pages of an earlier version, or published under other settings

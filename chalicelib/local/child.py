@@ -49,18 +49,39 @@ class ChildProcess:
         self.process.stdin.write("go\n")
         self.process.stdin.flush()
 
+    def checked(self) -> None:
+        """Wait for its line saying that its data was checked (`say_checked`), before it
+        listens on anything; raises, quoting its line, when it refused to start."""
+        self._line(CHECKED)
+
     def ready(self) -> str:
         """Wait for its ready line; the line's last word."""
-        answered, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_SECONDS)
-        line = self.process.stdout.readline() if answered else ""  # its only line
-        if not line.startswith(READY):
+        return self._line(READY).split()[-1]
+
+    def _line(self, expected: str) -> str:
+        line = _read_line(self.process.stdout.fileno(), START_TIMEOUT_SECONDS)
+        if not line.startswith(expected):
             self.process.kill()
             raise RuntimeError(f"{self.module} did not start: {line.strip() or 'no answer'}")
-        return line.split()[-1]
+        return line
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()  # what it acknowledged is saved already; the rest comes back
+
+
+def _read_line(descriptor: int, timeout: float) -> str:
+    """One line of a child's output, read a byte at a time: a buffered read could take its
+    next line too, and a wait on the pipe would then not see it ("" if none came in time)."""
+    deadline = time.monotonic() + timeout
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        answered, _, _ = select.select([descriptor], [], [], max(0, deadline - time.monotonic()))
+        byte = os.read(descriptor, 1) if answered else b""
+        if not byte:
+            break
+        line += byte
+    return line.decode(errors="replace")
 
 
 class ForkedChild(ChildProcess):
@@ -115,6 +136,7 @@ class _Fork:
 
 
 READY = "ready:"
+CHECKED = "checked:"
 
 
 # The stack's processes are started side by side: the emulator, which takes longest, while
@@ -144,6 +166,11 @@ def serve_until_stopped(start: Callable[[threading.Event], str]) -> None:
     sys.stdout = open(os.devnull, "w")  # nobody reads the pipe any more
     stopped.wait()
     os._exit(0)
+
+
+def say_checked() -> None:
+    """The child's side of `ChildProcess.checked`."""
+    print(f"{CHECKED} data", flush=True)
 
 
 def wait_for_go() -> None:

@@ -135,6 +135,9 @@ class Emulator:
         moto_costs.install()
         sent_messages.install()  # for the outbox page, `GET /_local/sent.json`
         self.journal = Journal(data_dir, _Dispatcher(create_backend_app), config.region())
+        # Before the port is bound: a start that will be refused is refused before anything
+        # listens (`JournalRefused`).
+        self.journal.check()
         self.server = make_server(
             "127.0.0.1",
             port,
@@ -154,16 +157,18 @@ class Emulator:
 
 
 def serve(port: int, data_dir: Path) -> None:
-    """The emulator process: serve until the stack stops; its ready line says whether it
-    found data."""
+    """The emulator process: check the data directory and say so (or say why it is refused,
+    and stop), then serve until the stack stops; its ready line says whether it found data."""
 
     def start(stopped) -> str:
         try:
-            return "data" if Emulator(port, data_dir).start() else "empty"
+            emulator = Emulator(port, data_dir)
         except JournalRefused as refused:
-            # In place of the ready line: the stack's process says it and stops.
+            # In place of the checked line: the stack's process says it and stops.
             print(refused.explained(), flush=True)
             os._exit(1)
+        child.say_checked()
+        return "data" if emulator.start() else "empty"
 
     child.serve_until_stopped(start)
 

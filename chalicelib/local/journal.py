@@ -40,6 +40,7 @@ from chalicelib.local.journal_files import (
     SNAPSHOT,
     FsyncPolicy,
     LogSync,
+    Stored,
     checksum_of,
     claim,
     log_files,
@@ -73,6 +74,7 @@ class Journal:
         self.compact_after = COMPACT_AFTER
         self.log: int | None = None  # the open log's descriptor; None until recovered
         self.held: int | None = None  # the descriptor that holds `journal.lock`
+        self.stored: Stored | None = None  # what `check` read, until `recover` loads it
         self.messages: dict[str, dict] = {}  # SQS message id -> its region, queue and body
         self.receipts: dict[str, str] = {}  # receipt handle -> message id
 
@@ -152,13 +154,21 @@ class Journal:
 
     # Start and compaction.
 
-    def recover(self) -> bool:
-        """Load the snapshot and replay the logs after it, then compact them into a new
-        snapshot and start logging. True when there was data to load. Raises `JournalDamage`
-        (having changed no file) when a file cannot be trusted, `JournalBusy` when another
-        process holds the directory."""
+    def check(self) -> None:
+        """Claim the data directory and read it, every byte checked, changing no file: raises
+        `JournalDamage` when a file cannot be trusted, `JournalBusy` when another process
+        holds the directory. Needs nothing of the emulator, so that a start that will be
+        refused is refused before anything listens."""
         self.held = claim(self.directory, LOCK_WAIT_SECONDS)
-        stored = read_stored(self.directory, next(iter(self.regions)))
+        self.stored = read_stored(self.directory, next(iter(self.regions)))
+
+    def recover(self) -> bool:
+        """Load what `check` read (checking it first if it was not), replay the logs after the
+        snapshot, then compact them into a new snapshot and start logging. True when there
+        was data to load."""
+        if self.stored is None:
+            self.check()
+        stored, self.stored = self.stored, None  # held only until loaded
         for region, tables in stored.snapshot.get("tables", {}).items():
             self.regions.add(region)
             for table, items in tables.items():

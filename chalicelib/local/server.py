@@ -14,6 +14,10 @@ partial body is never handed to the app, and nothing of it is taken for the next
 
 One page is the local stack's own, not the app's: the outbox (`/_local/outbox`,
 `outbox_page.py`), the emails and text messages the stack sent.
+
+While the stack starts, until the emulator has loaded its data (`LocalDevServer.server.opened`
+is set), every request gets `503` with `Retry-After: 1` and `{"error": "Service starting"}`:
+the app would read empty tables, and call a valid key invalid or a page missing.
 """
 
 import json
@@ -34,6 +38,7 @@ from chalice.local import (
 from chalicelib.http import errors
 from chalicelib.local import logs, outbox_page
 
+STARTING = "Service starting"
 # API Gateway's own bound; the app refuses far less (chalicelib/http/decode.py).
 MAX_TRANSPORT_BYTES = 10 * 1024 * 1024
 BODY_TIMEOUT_SECONDS = 5
@@ -74,6 +79,10 @@ class _RequestHandler(ChaliceRequestHandler):
         except _UnreadableBody as refusal:
             self.close_connection = True
             self._send_error_response(refusal)
+            return
+        if not self.server.opened.is_set():
+            body = json.dumps(errors.ApiError(503, STARTING).body()).encode()
+            self._send_local(503, {"Content-Type": "application/json", "Retry-After": "1"}, body)
             return
         if outbox_page.serves(self.path):  # the local stack's own page, never the app's
             self._send_local(*outbox_page.answer(self.command, self.path, self.headers["Host"]))
@@ -149,7 +158,12 @@ class _Server(ThreadedHTTPServer):
     request_queue_size = 128
 
 
-def start(app, host: str, port: int) -> LocalDevServer:
+def start(app, host: str, port: int, opened: threading.Event | None = None) -> LocalDevServer:
+    """The app served on a thread of its own; it answers 503 until `opened` is set (at once
+    when none is given)."""
+    if opened is None:
+        opened = threading.Event()
+        opened.set()
     config = Config.create(chalice_stage="local", app_name=app.app_name, chalice_app=app)
     if not isinstance(app, LocalChalice):
         # As `chalice.local.create_local_server` does, with our request handler.
@@ -158,6 +172,7 @@ def start(app, host: str, port: int) -> LocalDevServer:
     server = LocalDevServer(
         app, config, host, port, handler_cls=_RequestHandler, server_cls=_Server
     )
+    server.server.opened = opened
     # Polled every 0.1 s for the stop's shutdown (the default 0.5 s was a quarter of a stop).
     serving = {"poll_interval": 0.1}
     threading.Thread(

@@ -66,6 +66,10 @@ class LocalStack:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60) -> "LocalStack":
+        return self.launch().wait_ready(timeout)
+
+    def launch(self) -> "LocalStack":
+        """Start the stack's process and return at once, before it is ready."""
         self.output = []
         with self.log.open("a") if self.log else open(os.devnull, "w") as log:
             self.process = subprocess.Popen(
@@ -77,6 +81,9 @@ class LocalStack:
                 text=True,
                 start_new_session=True,  # a group of its own, to stop as a supervisor does
             )
+        return self
+
+    def wait_ready(self, timeout: float = 60) -> "LocalStack":
         deadline = time.monotonic() + timeout
         for line in self.process.stdout:
             self.output.append(line)

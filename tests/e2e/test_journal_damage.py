@@ -8,8 +8,10 @@ saying what it dropped.
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,18 +62,32 @@ def damage_first(path: Path, old: bytes, new: bytes) -> int:
 
 
 def refused_start(data: Path) -> subprocess.CompletedProcess:
-    """`make run` on a data directory it must refuse: it exits by itself."""
-    done = subprocess.run(
+    """`make run` on a data directory it must refuse: it exits by itself, and none of its
+    ports ever takes a connection (the front's, the emulator's), looked at until it exits."""
+    stack = LocalStack(data)
+    process = subprocess.Popen(
         [sys.executable, "-m", "chalicelib.local"],
         cwd=ROOT,
-        env=LocalStack(data).environment,
-        capture_output=True,
+        env=stack.environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
     )
+    answered = set()
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        answered |= {port for port in (stack.port, stack.moto_port) if _listening(port)}
+    stdout, stderr = process.communicate(timeout=10)
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     assert done.returncode != 0, done.stdout
     assert "Traceback" not in done.stderr and "no answer" not in done.stderr, done.stderr
+    assert not answered, f"ports {answered} took connections before the start was refused"
     return done
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def repair_journal(data: Path) -> dict:
