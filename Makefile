@@ -44,12 +44,25 @@ format: $(VENV)/.dev
 # The package check runs beside the suite, at the lowest priority: it takes the cores the
 # suite leaves idle while its end-to-end tests wait, not the suite's. Its output follows the
 # suite's, and either failing fails `make test`.
+# The suite also records what each Lambda function uses of AWS, and then checks that each
+# role grants exactly that (infra/grants.py).
 test: lint chromium node
 	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
-	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
+	uses=$$(mktemp -d); \
+	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
+	$(PY) -m infra.grants check $$uses; granted=$$?; rm -rf $$uses; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
 	[ $$checked -eq 0 ] || echo "make infra-check failed (above)"; \
-	[ $$tested -eq 0 ] && [ $$checked -eq 0 ]
+	[ $$tested -eq 0 ] && [ $$granted -eq 0 ] && [ $$checked -eq 0 ]
+
+# After a change of what the code calls of AWS: the suite's record of each function's uses,
+# written to infra/function_uses.json, and the template's policies from it.
+.PHONY: uses
+uses: $(VENV)/.dev
+	@uses=$$(mktemp -d); \
+	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder && \
+	$(PY) -m infra.grants write $$uses; written=$$?; rm -rf $$uses; [ $$written -eq 0 ]
+	$(PY) -m infra.generate
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
 # download is possible); installed once, when missing.

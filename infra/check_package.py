@@ -21,13 +21,29 @@ def _queue_name(queue) -> str | None:
     return arn.rsplit(":", 1)[-1] if isinstance(arn, str) else None
 
 
+def _policies_by_role(resources: dict) -> tuple[dict[str, set[str]], list[str]]:
+    """Each role's policies; and the policies that name more than one role."""
+    by_role: dict[str, set[str]] = {}
+    shared = []
+    for logical_id, resource in resources.items():
+        if resource.get("Type") != "AWS::IAM::Policy":
+            continue
+        roles = [role["Ref"] for role in resource.get("Properties", {}).get("Roles", [])]
+        if len(roles) > 1:
+            shared.append(f"{logical_id}: one policy on {len(roles)} roles")
+        for role in roles:
+            by_role.setdefault(role, set()).add(logical_id)
+    return by_role, shared
+
+
+def _role_of(function: dict) -> str | None:
+    role = function["Properties"].get("Role", {})
+    return role.get("Fn::GetAtt", [None])[0] if isinstance(role, dict) else None
+
+
 def problems(template: dict) -> list[str]:
     resources = template["Resources"]
-    found = []
-    app_policy_roles = {
-        role["Ref"]
-        for role in resources.get("AppPolicy", {}).get("Properties", {}).get("Roles", [])
-    }
+    policies_by_role, found = _policies_by_role(resources)
     queue_names = {
         resource["Properties"]["QueueName"]
         for resource in resources.values()
@@ -37,16 +53,17 @@ def problems(template: dict) -> list[str]:
         kind = resource.get("Type")
         if kind is None:
             found.append(f"{logical_id}: merged into nothing (Chalice emits no such resource)")
-        elif kind == "AWS::IAM::Role" and logical_id not in app_policy_roles:
-            found.append(f"{logical_id}: a function role without the app's policy")
+        elif kind == "AWS::IAM::Role" and logical_id not in policies_by_role:
+            found.append(f"{logical_id}: a function role without a policy of its own")
         elif kind == "AWS::Serverless::Function":
             properties = resource["Properties"]
             if properties.get("Runtime") != PACKAGE_RUNTIME:
                 found.append(
                     f"{logical_id}: runtime {properties.get('Runtime')}, not {PACKAGE_RUNTIME}"
                 )
-            if "AppPolicy" not in resource.get("DependsOn", []):
-                found.append(f"{logical_id}: does not wait for the app's policy")
+            waits_for = set(resource.get("DependsOn", []))
+            if not policies_by_role.get(_role_of(resource), set()) <= waits_for:
+                found.append(f"{logical_id}: does not wait for its role's policies")
             for event_id, event in properties.get("Events", {}).items():
                 if event["Type"] != "SQS":
                     continue

@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,11 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 # A test starts with empty queues (tests/api/conftest.py): moto's setting that lets a queue be
 # purged again within AWS's minute.
 os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
+
+if os.environ.get("AWS_USES_DIR"):  # what each function uses of AWS (`make test`, `make uses`)
+    from tests import aws_uses
+
+    aws_uses.install(Path(os.environ["AWS_USES_DIR"]))
 
 
 def _scratch_in_memory(folder: str = "/dev/shm", room: int = 6 * 2**30) -> None:
