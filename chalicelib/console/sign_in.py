@@ -16,6 +16,7 @@ password get the same answers, the refusals included.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from chalice import Response
@@ -35,10 +36,16 @@ TOO_MANY = "Too many attempts. Wait a minute and try again."
 
 
 def _next_path(value: object) -> str:
-    """Where to go after signing in: a console path only (never another site)."""
-    if isinstance(value, str) and value.startswith(BASE) and not value.startswith("//"):
-        return value
-    return BASE
+    """Where to go after signing in: a path of the console, or the console's home. Never
+    another site, and never a character a `Location` header cannot carry (a CR/LF in a
+    crafted link made the sign-in a 500)."""
+    if not isinstance(value, str) or not _NEXT_PATH.fullmatch(value):
+        return BASE
+    return value
+
+
+# `/manage`, or under it; visible ASCII only, no backslash (which browsers read as a slash).
+_NEXT_PATH = re.compile(re.escape(BASE) + r"(?:[/?#][!-\[\]-~]*)?")
 
 
 def _form(screen: Screen, status: int = 200, message: str = "", email: str = "") -> Response:

@@ -4,12 +4,12 @@ import re
 import zoneinfo
 from functools import lru_cache
 from typing import Annotated
-from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic import BaseModel as PydanticModel
 from pydantic_core import core_schema
 
+from chalicelib import net
 from chalicelib.http.pagination import MAX_PAGE_NUMBER
 
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
@@ -70,9 +70,8 @@ def _email(value: str) -> str:
 
 def _web_url(value: str) -> str:
     value = value.strip()
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("must be an absolute http or https URL")
+    if not net.is_outbound_url(value):
+        raise ValueError(net.INVALID_URL)
     return value
 
 

@@ -1,6 +1,9 @@
 """Console sessions: sign-in, the cookie, CSRF tokens, expiry, sign-out, the rate limit."""
 
 from datetime import UTC, datetime, timedelta
+from urllib.parse import unquote
+
+import pytest
 
 from tests.console.conftest import PASSWORD
 
@@ -19,6 +22,31 @@ def test_signing_in_sets_a_secure_http_only_session_cookie(console, make_user, w
     overview = console.get(f"/manage/pages/{world.page_id}")
     assert overview.status == 200
     assert "Acme" in overview.text and email in overview.text
+
+
+@pytest.mark.parametrize(
+    "given, goes_to",
+    [
+        ("/manage%0d%0aX-Injected:%201", "/manage"),  # a crafted link: CR/LF in the header
+        ("/manage/pages%0aSet-Cookie:%20x=1", "/manage"),
+        ("/manageevil", "/manage"),
+        ("https://evil.example/manage", "/manage"),
+        ("//evil.example/manage", "/manage"),
+        ("/manage%5c%5cevil.example", "/manage"),
+        ("/manage/pages?tab=1", "/manage/pages?tab=1"),
+    ],
+)
+def test_a_sign_in_link_s_next_is_a_console_path_or_the_console(console, make_user, given, goes_to):
+    email = make_user()
+    console.get(f"/manage/sign-in?next={given}")
+    answer = console.post(
+        f"/manage/sign-in?next={given}",
+        {"email": email, "password": PASSWORD, "next": unquote(given)},
+    )
+    assert answer.status == 303, answer.text
+    assert answer.headers["location"] == goes_to
+    assert "x-injected" not in answer.headers
+    assert "manage_session" in console.cookies
 
 
 def test_a_wrong_password_is_refused_like_an_unknown_email(console, make_user):
