@@ -263,6 +263,8 @@ class Router:
                     )
                     ratelimit.check(request.principal.key_hash)
                     structured_logs.annotate(organization_id=request.principal.organization_id)
+                if body_schema:
+                    _ = request.body  # decoded before any rule runs: an undecodable body is a 400
                 result = handler(request)
                 if isinstance(result, Response):
                     return result
