@@ -7,9 +7,9 @@ greedy resource hands the function `resourcePath` `/{proxy+}` and the rest of th
 `proxy` parameter, while Chalice dispatches on `resourcePath` and the route's own parameters.
 So before Chalice reads the event, `App` finds the route the path names and writes the event
 API Gateway sent before for that route: its `resourcePath` and its `pathParameters`. A method
-the route does not serve is then Chalice's 405 (the contract's body: `routing.contract_answers`);
-a path no route matches is the contract's 404, answered here as the gateway's responses
-answered it before.
+the route does not serve is then Chalice's 405, and a path no route matches keeps the greedy
+resource (`unrouted`): `routing.contract_answers` answers both in the contract's body, inside
+the app's middleware, so that each has its invocation's log line.
 
 An event whose `resourcePath` is a route already (`chalice local`, `make run`, the test
 client, the root resource `/`) is handed to Chalice as it is.
@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalice import Chalice
-
-from chalicelib.http import errors, routing
+from chalice.app import Request
 
 # The greedy resource's parameter, named in the template as it is here.
 PROXY = "proxy"
@@ -92,8 +91,15 @@ def routed_event(event: dict, match: Match) -> dict:
     }
 
 
+def unrouted(request: Request) -> bool:
+    """A greedy resource's request whose path no route matches (`App` found none)."""
+    return request.path.endswith(GREEDY_RESOURCE)
+
+
 class App(Chalice):
-    """The Chalice app, answering the greedy resources' events as their routes' own."""
+    """The Chalice app, answering the greedy resources' events as their routes' own. Its
+    middleware must answer `unrouted` requests: Chalice would take the greedy resource for a
+    route of none of the methods (a 405)."""
 
     _table: RouteTable | None = None
 
@@ -104,7 +110,4 @@ class App(Chalice):
         if self._table is None:  # every route is registered by then: importing app.py did it
             self._table = RouteTable(self.routes)
         match = self._table.match(path)
-        if match is None:
-            answer = routing.error_response(errors.not_found())
-            return answer.to_dict(self.api.binary_types)
-        return super().__call__(routed_event(event, match), context)
+        return super().__call__(event if match is None else routed_event(event, match), context)

@@ -17,6 +17,7 @@ from urllib3 import encode_multipart_formdata
 from chalicelib.http import errors, gateway
 from tests.console.test_branding_screens import IMAGE_ACCEPT, PNG
 from tests.unit.test_gateway_routes import local_route
+from tests.unit.test_structured_logs import invocations, logged, root_logger  # noqa: F401
 
 NOT_FOUND = {"error": errors.NOT_FOUND}
 # A fresh sign-in form's token, new with every answer.
@@ -284,3 +285,20 @@ def test_an_event_of_a_routes_own_resource_is_left_as_it_is(chalice_app, world):
     )
     assert gateway.requested_path(event) is None
     assert chalice_app(event, None)["statusCode"] == 200
+
+
+def test_each_greedy_request_has_its_invocation_line_with_its_route(
+    chalice_app,
+    world,
+    logged,  # noqa: F811 (the fixture, imported)
+):
+    auth = {"Authorization": f"OAuth {world.api_key}"}
+    assert (
+        through_greedy(chalice_app, "GET", f"/v1/pages/{world.page_id}", auth)["statusCode"] == 200
+    )
+    assert through_greedy(chalice_app, "GET", "/v1/nowhere", auth)["statusCode"] == 404
+
+    routed, unrouted = invocations(logged())
+    assert (routed["function"], routed["route"]) == ("get_page", "GET /v1/pages/{page_id}")
+    assert (routed["page_id"], routed["status"]) == (world.page_id, 200)
+    assert (unrouted["route"], unrouted["status"]) == (f"GET {gateway.GREEDY_RESOURCE}", 404)
