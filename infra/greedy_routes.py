@@ -16,6 +16,7 @@ its 404, both in the contract's body (the gateway's 404 for them was the contrac
 
 import json
 import sys
+from pathlib import Path
 
 from chalicelib.http.gateway import GREEDY_RESOURCE, PROXY
 
@@ -64,9 +65,10 @@ def main() -> None:
     with open(path) as file:
         template = json.load(file)
     before = len(template["Resources"][REST_API]["Properties"]["DefinitionBody"]["paths"])
-    with open(path, "w") as file:
-        json.dump(rewrite(template), file, indent=2)
-        file.write("\n")
+    # Written whole, then renamed over the template: no reader sees half of it.
+    written = Path(path).with_suffix(".greedy.json")
+    written.write_text(json.dumps(rewrite(template), indent=2) + "\n")
+    written.replace(path)
     print(f"{path}: {before} routes served by the API's resources / and {GREEDY_RESOURCE}")
 
 
