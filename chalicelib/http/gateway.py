@@ -70,7 +70,7 @@ def requested_path(event: dict) -> str | None:
     """The path a greedy resource's event asks for, or None for any other event.
 
     Built from the resource and its `proxy` parameter rather than `event["path"]` (which holds
-    a custom domain's base path too): the parameter is decoded as API Gateway decodes every
+    a custom domain's base path too): API Gateway hands over `proxy` as it hands over every
     path parameter, so each segment comes out as the route's own parameter came before.
     """
     resource = event.get("requestContext", {}).get("resourcePath")
@@ -98,8 +98,8 @@ def unrouted(request: Request) -> bool:
 
 class App(Chalice):
     """The Chalice app, answering the greedy resources' events as their routes' own. Its
-    middleware must answer `unrouted` requests: Chalice would take the greedy resource for a
-    route of none of the methods (a 405)."""
+    middleware must answer `unrouted` requests (app.py registers `routing.contract_answers`):
+    Chalice would take the greedy resource for a route of no method, and answer 405."""
 
     _table: RouteTable | None = None
 

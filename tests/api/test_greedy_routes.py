@@ -271,6 +271,7 @@ def test_a_path_no_route_serves_is_the_contracts_404_and_echoes_nothing(chalice_
         assert json.loads(answer["body"]) == NOT_FOUND
         assert answer["headers"] == {"Content-Type": "application/json"}
         assert "do-not-echo" not in json.dumps(answer)
+    assert gateway.GREEDY_RESOURCE not in chalice_app.routes  # answered before Chalice routed
 
 
 def test_a_trailing_slash_is_the_path_without_it(chalice_app, world):
