@@ -129,10 +129,13 @@ $(CFNLINT_VENV)/.installed: infra/requirements-cfnlint.txt
 	touch $@
 
 # The region only satisfies chalice's AWS session: the template says ${AWS::Region} throughout.
+# Chalice's REST API has a resource per path segment of every route (near API Gateway's quota
+# of 300); infra/greedy_routes.py then gives it two, `/` and `/{proxy+}`, and the app routes.
 package: $(PACKAGE_VENV)/.installed
 	rm -rf $(DIST)
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
 		$(PACKAGE_VENV)/bin/chalice package --stage prod --merge-template infra/resources.json $(DIST)
+	$(PACKAGE_VENV)/bin/python -m infra.greedy_routes $(DIST)/sam.json
 	@ls -l $(DIST)
 
 infra-check: package $(CFNLINT_VENV)/.installed

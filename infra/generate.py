@@ -584,12 +584,13 @@ REST_API = "RestAPI"
 def gateway_responses() -> dict[str, dict]:
     """The answers API Gateway gives itself, in the contract's error body.
 
-    A path no route serves, or a method a path does not serve, never reaches the function:
-    API Gateway answers 403 "Missing Authentication Token" and, when the request carries an
-    `Authorization` header, quotes that header (an API key) in the body. Here it is the
-    contract's 404 (API Gateway cannot tell the two cases apart, so a wrong method is a 404 on
-    AWS and a 405 locally). Every other answer of API Gateway's own gets a fixed body too, so
-    none repeats a request value. They are part of the API's definition, deployed with it.
+    Every path and method reaches the function (`infra/greedy_routes.py`: `/` and
+    `/{proxy+}`, any method), which answers an unknown path 404 and a wrong method 405 itself.
+    Were a request to find no resource all the same, API Gateway would answer 403 "Missing
+    Authentication Token" and, when the request carries an `Authorization` header, quote that
+    header (an API key) in the body: here it is the contract's 404. Every other answer of API
+    Gateway's own gets a fixed body too, so none repeats a request value. They are part of the
+    API's definition, deployed with it.
     """
     from chalicelib.http import errors
 

@@ -23,7 +23,7 @@ from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, Updat
 
 from chalicelib import schemas
 from chalicelib.domain.errors import DomainError
-from chalicelib.http import auth, errors, multipart, ratelimit
+from chalicelib.http import auth, errors, gateway, multipart, ratelimit
 from chalicelib.http.decode import decode_body
 from chalicelib.observability import logs as structured_logs
 from chalicelib.store.models import Page
@@ -330,8 +330,12 @@ def api_request(current, params: dict[str, str]) -> ApiRequest:
 
 
 def contract_answers(event, get_response: Callable) -> Response:
-    """HTTP middleware: Chalice's own answer to a known path with a method it does not serve
-    becomes the contract's 405 (its body would otherwise be Chalice's shape)."""
+    """HTTP middleware: a path no route serves (on AWS: a greedy resource's request the app
+    found no route for, `gateway.unrouted`) is the contract's 404; Chalice's own answer to a
+    known path with a method it does not serve becomes the contract's 405 (its body would
+    otherwise be Chalice's shape)."""
+    if gateway.unrouted(event):
+        return error_response(errors.not_found())
     response = get_response(event)
     body = response.body
     if response.status_code == 405 and isinstance(body, dict) and "Code" in body:
