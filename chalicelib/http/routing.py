@@ -251,6 +251,10 @@ class Router:
             response = answer(**params)
             if blueprint.current_request.method == "HEAD":
                 response.body = ""  # the GET's status and headers, without its body
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            if authenticated:
+                # A key's answers (subscriber lists, webhook secrets) are kept by no cache.
+                response.headers.setdefault("Cache-Control", "no-store")
             return response
 
         def answer(**params: str) -> Response:
