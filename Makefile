@@ -44,7 +44,7 @@ format: $(VENV)/.dev
 # The package check runs beside the suite, at the lowest priority: it takes the cores the
 # suite leaves idle while its end-to-end tests wait, not the suite's. Its output follows the
 # suite's, and either failing fails `make test`.
-test: lint chromium node
+test: lint chromium node alertmanager
 	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
@@ -65,6 +65,13 @@ chromium:
 node:
 	@command -v node >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
+
+# The alert integrations' end-to-end test (tests/e2e/test_alerts_e2e.py) runs a real
+# Alertmanager, with the README's configuration: Debian's, installed once, when missing.
+.PHONY: alertmanager
+alertmanager:
+	@command -v prometheus-alertmanager >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus-alertmanager)
 
 # `make test` fuzzes every operation of /v1/openapi.json and of Statuspage's own description
 # with a few examples each; this runs the same tests with many more (FUZZ_EXAMPLES per

@@ -1,8 +1,10 @@
 """Alert integrations on the real local stack: Alertmanager's and Grafana's documented payloads,
 firing then resolved, posted to an integration's URL; the component, the public summary.json
-and a webhook subscriber follow (issue 34)."""
+and a webhook subscriber follow (issue 34). And a real Alertmanager, configured as the README
+says, moving 20 components and back (issue 45)."""
 
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import requests
@@ -15,6 +17,7 @@ from tests.alert_payloads import (
     GRAFANA_RESOLVED,
     with_labels,
 )
+from tests.e2e import alertmanager
 from tests.e2e.stack import LocalStack, wait_for
 from tests.e2e.test_third_party_e2e import Page as BootstrappedPage
 from tests.webhook_sink import WebhookSink
@@ -173,3 +176,50 @@ def test_bad_posts_get_their_answers_on_the_stack(stack):
     assert post(url, big).status_code == 413
     reasons = [event["reason"] for event in page.send("GET", "/automation_events")]
     assert reasons[0].startswith("refused: ") and reasons[1] == "no component matched"
+
+
+def test_a_real_alertmanager_with_the_readmes_configuration_moves_20_components_and_back(
+    stack, tmp_path
+):
+    alertmanager.skip_without_alertmanager()
+    page = Page(stack)
+    names = [f"Service {n:02}" for n in range(20)]
+    ids = [page.new_component(name) for name in names]
+    # Applied at once (flapping protection, on by default, would wait 60 s each way).
+    url = page.integration("alertmanager", min_firing_seconds=0)
+    configuration = alertmanager.readme_configuration()
+    (receiver,) = configuration["receivers"][0]["webhook_configs"]
+    assert receiver["url"] == alertmanager.EXAMPLE_URL
+    receiver["url"] = url
+    # For the test's speed only: a group is posted 1 s after its first alert (README: 30 s),
+    # and its changes 1 s after its last post (README: 5 m).
+    configuration["route"].update(group_wait="1s", group_interval="1s")
+    started = datetime.now(UTC)
+    alerts = [
+        {
+            "labels": {"alertname": "ServiceDown", "component": name, "severity": "critical"},
+            "annotations": {"summary": f"{name} is down"},
+            "startsAt": alertmanager.iso(started),
+        }
+        for name in names
+    ]
+    with alertmanager.running(tmp_path, configuration) as manager:
+        sent_at = time.monotonic()
+        manager.post_alerts(alerts)
+        down = shown_publicly(page, dict.fromkeys(ids, "major_outage"), sent_at)
+        print(f"\n20 components firing through Alertmanager to summary.json: {down:.2f} s")
+
+        # Resolved as Prometheus resolves them: the same alerts, ending in the past.
+        ended = alertmanager.iso(datetime.now(UTC) - timedelta(seconds=1))
+        sent_at = time.monotonic()
+        manager.post_alerts([{**alert, "endsAt": ended} for alert in alerts])
+        up = shown_publicly(page, dict.fromkeys(ids, "operational"), sent_at)
+        print(f"20 components resolved through Alertmanager to summary.json: {up:.2f} s")
+        assert alertmanager.FAILED not in manager.logged()
+    events = page.send("GET", "/automation_events")
+    changes = [(event["component_id"], event["new_status"]) for event in events if event["changed"]]
+    assert sorted(changes) == sorted(
+        [(one, "major_outage") for one in ids] + [(one, "operational") for one in ids]
+    )
+    # group_by [component]: every post named one component.
+    assert all(len(event["detail"].split(", ")) == 1 for event in events)
