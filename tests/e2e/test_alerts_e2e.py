@@ -40,6 +40,9 @@ class Page(BootstrappedPage):
         return self.send("POST", "/components", {"component": {"name": name}})["id"]
 
     def integration(self, kind: str, **fields) -> str:
+        """An integration's URL; it applies a status at once (`min_firing_seconds` 0) unless
+        told."""
+        fields.setdefault("min_firing_seconds", 0)
         made = self.send("POST", "/integrations", {"integration": {"kind": kind, **fields}})
         return made["url"]
 
@@ -186,7 +189,7 @@ def test_a_real_alertmanager_with_the_readmes_configuration_moves_20_components_
     names = [f"Service {n:02}" for n in range(20)]
     ids = [page.new_component(name) for name in names]
     # Applied at once (flapping protection, on by default, would wait 60 s each way).
-    url = page.integration("alertmanager", min_firing_seconds=0)
+    url = page.integration("alertmanager")
     configuration = alertmanager.readme_configuration()
     (receiver,) = configuration["receivers"][0]["webhook_configs"]
     assert receiver["url"] == alertmanager.EXAMPLE_URL
