@@ -443,13 +443,28 @@ def expire_due(moment: datetime | None = None) -> int:
     for (page_id, integration_id), component_ids in due.items():
         try:
             integration = get_integration(page_id, integration_id, consistent=True)
+        except errors.NotFound:
+            _forget(page_id, integration_id, component_ids)
+            continue
+        try:
             with turns.taken(turn_of(integration)):
                 receipt = _expire(integration, component_ids, moment)
                 follow_incident(integration, receipt)
         except errors.DomainError:
-            continue  # gone meanwhile, or lost to other writers every time: the next tick
+            continue  # lost to other writers every time: the next tick tries again
         changed += sum(outcome.changed for outcome in receipt.outcomes.values())
     return changed
+
+
+def _forget(page_id: str, integration_id: str, component_ids: list[str]) -> None:
+    """The firing alerts of an integration deleted meanwhile: they fire on nothing."""
+
+    def change(work: Work) -> None:
+        work.quiet()
+        for component_id in component_ids:
+            work.delete(FiringAlerts(integration_id, component_id))
+
+    unit_of_work.run(page_id, change)
 
 
 def _expire(integration: Integration, component_ids: list[str], moment: datetime) -> Receipt:
