@@ -695,6 +695,22 @@ def test_an_alert_not_posted_again_expires_and_is_audited_as_expired(world, free
     assert audit(world)[0]["id"] == event["id"]  # nothing was left firing
 
 
+def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freeze_clock):
+    template = world.api.post(
+        f"/v1/pages/{world.page_id}/incident_templates",
+        {"template": {"name": "Outage", "title": "Website down", "body": "Looking into it"}},
+    ).json
+    component_id, _, _ = alertmanager_firing(
+        world, expire_after_minutes=5, incident_template_id=template["id"], resolve_incident=True
+    )
+    (incident,) = world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json
+    later(minutes=6)
+    integrations.expire_due()
+    assert status_of(world, component_id) == "operational"
+    resolved = world.api.get(f"/v1/pages/{world.page_id}/incidents/{incident['id']}").json
+    assert resolved["status"] == "resolved"
+
+
 def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock):
     component_id = make_component(world)
     generic = make_integration(world)
