@@ -53,6 +53,12 @@ class Alertmanager:
         answer = requests.post(f"{self.url}/api/v2/alerts", json=alerts, timeout=10)
         assert answer.status_code == 200, answer.text
 
+    def groups(self) -> list[dict]:
+        """Its alert groups (`GET /api/v2/alerts/groups`), each with its alerts."""
+        answer = requests.get(f"{self.url}/api/v2/alerts/groups", timeout=10)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
     def logged(self) -> str:
         return self.log.read_text()
 
