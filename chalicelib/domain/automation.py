@@ -4,9 +4,9 @@ checks say which status they want for a component, and these rules decide whethe
 People come first: a component under maintenance, named by an open incident, or set by hand
 within the source's `hold_minutes` is not moved; and a component set by hand stays as set until
 what wants a status for it fires again after that (issue 45): a hold that ends never re-applies
-an older alert's state, nor a resolution or an expiry (`Wanted.fired_at`). No flapping: with `min_firing_seconds`, a
-status is applied only once it has been wanted that long, so a change and its undo within that
-time change nothing and notify nobody. A wait (for the firing time, or for people to let go)
+an older alert's state, nor a resolution or an expiry (`Wanted.fired_at`). No flapping: with
+`min_firing_seconds`, a status is applied only once it has been wanted that long, so a change
+and its undo within that time change nothing and notify nobody. A wait (for the firing time, or for people to let go)
 is kept as a `PendingStatus`, which the every-minute tick tries again when it is due
 (`settle_due`), so an alert that keeps firing still lands without being posted again.
 
