@@ -597,14 +597,6 @@ def test_a_resolution_of_any_size_is_applied_after_the_group_grew(world):
     assert {status_of(world, one) for one in ids} == {"operational"}
 
 
-def test_a_generic_list_of_any_size_is_applied(world):
-    ids = [make_component(world, f"Service {n}") for n in range(20)]
-    made = make_integration(world)
-    body = [{"component_id": one, "status": "major_outage"} for one in ids]
-    assert post_alerts(world, made["url"], body).status == 200
-    assert {status_of(world, one) for one in ids} == {"major_outage"}
-
-
 def test_flapping_protection_is_on_by_default(world, freeze_clock):
     component_id = make_component(world)
     answer = world.api.post(

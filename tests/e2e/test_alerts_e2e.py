@@ -3,12 +3,14 @@ firing then resolved, posted to an integration's URL; the component, the public 
 and a webhook subscriber follow (issue 34). And a real Alertmanager, configured as the README
 says, moving 20 components and back (issue 45)."""
 
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import requests
 
+from chalicelib.store.integrations import FiringAlerts
 from tests.alert_payloads import (
     ALERTMANAGER_FIRING,
     ALERTMANAGER_INSTANCE,
@@ -179,6 +181,37 @@ def test_bad_posts_get_their_answers_on_the_stack(stack):
     assert post(url, big).status_code == 413
     reasons = [event["reason"] for event in page.send("GET", "/automation_events")]
     assert reasons[0].startswith("refused: ") and reasons[1] == "no component matched"
+
+
+def age_firing_alerts(stack, integration_id: str, component_id: str, minutes: int) -> None:
+    """Move the last post of the component's firing alerts `minutes` back, in the stack's own
+    table: the tick then finds them as after that long of silence, without the wait."""
+    dynamodb = stack.emulator("dynamodb")
+    table = "statuspage-local-firing-alerts"
+    key = {"integration_id": {"S": integration_id}, "component_id": {"S": component_id}}
+    item = dynamodb.get_item(TableName=table, Key=key, ConsistentRead=True)["Item"]
+    alerts = json.loads(item["alerts"]["S"])
+    back = datetime.now(UTC) - timedelta(minutes=minutes)
+    for alert in alerts.values():
+        alert["seen"] = back.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    item["alerts"] = {"S": json.dumps(alerts)}
+    item["expires_at"] = {"S": FiringAlerts.expires_at.serialize(back)}
+    dynamodb.put_item(TableName=table, Item=item)
+
+
+def test_an_alert_no_longer_posted_expires_at_the_stacks_tick(stack):
+    page = Page(stack)
+    website = page.new_component("Website")
+    url = page.integration("alertmanager")  # alerts expire after 15 minutes without a post
+    (integration,) = page.send("GET", "/integrations")
+    assert post(url, with_labels(ALERTMANAGER_FIRING, component=website)).status_code == 200
+    assert page.status_of(website) == "major_outage"
+
+    age_firing_alerts(stack, integration["id"], website, minutes=16)
+    assert wait_for(lambda: page.status_of(website) == "operational", timeout=20)
+    (event, *_) = page.send("GET", "/automation_events")
+    assert event["detail"] == "1a30ba71cca2921f expired (not posted for 15 minutes)"
+    assert (event["new_status"], event["changed"]) == ("operational", True)
 
 
 @pytest.mark.parametrize(
