@@ -444,7 +444,7 @@ def expire_due(moment: datetime | None = None) -> int:
         try:
             integration = get_integration(page_id, integration_id, consistent=True)
         except errors.NotFound:
-            _forget(page_id, integration_id, component_ids)
+            _forget(page_id, integration_id)
             continue
         try:
             with turns.taken(turn_of(integration)):
@@ -456,13 +456,13 @@ def expire_due(moment: datetime | None = None) -> int:
     return changed
 
 
-def _forget(page_id: str, integration_id: str, component_ids: list[str]) -> None:
+def _forget(page_id: str, integration_id: str) -> None:
     """The firing alerts of an integration deleted meanwhile: they fire on nothing."""
 
     def change(work: Work) -> None:
         work.quiet()
-        for component_id in component_ids:
-            work.delete(FiringAlerts(integration_id, component_id))
+        for firing in FiringAlerts.query(integration_id, consistent_read=True):
+            work.delete(firing)
 
     unit_of_work.run(page_id, change)
 

@@ -703,6 +703,17 @@ def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freez
     assert resolved["status"] == "resolved"
 
 
+def test_the_expiry_forgets_the_alerts_of_an_integration_gone_meanwhile(world, freeze_clock):
+    from chalicelib.store.integrations import FiringAlerts, Integration
+
+    _, made, _ = alertmanager_firing(world)
+    # Gone without its alerts (as an integration deleted by a path that left them would be).
+    Integration.get(world.page_id, made["id"]).delete()
+    later(minutes=20)
+    integrations.expire_due()
+    assert list(FiringAlerts.query(made["id"])) == []
+
+
 def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock):
     component_id = make_component(world)
     generic = make_integration(world)
