@@ -46,7 +46,7 @@ format: $(VENV)/.dev
 # suite's, and either failing fails `make test`.
 # The suite also records what each Lambda function uses of AWS, and then checks that each
 # role grants exactly that (infra/grants.py).
-test: lint chromium node
+test: lint chromium node alertmanager
 	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
 	uses=$$(mktemp -d); \
 	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
@@ -78,6 +78,13 @@ chromium:
 node:
 	@command -v node >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
+
+# The alert integrations' end-to-end test (tests/e2e/test_alerts_e2e.py) runs a real
+# Alertmanager, with the README's configuration: Debian's, installed once, when missing.
+.PHONY: alertmanager
+alertmanager:
+	@command -v prometheus-alertmanager >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus-alertmanager)
 
 # `make test` fuzzes every operation of /v1/openapi.json and of Statuspage's own description
 # with a few examples each; this runs the same tests with many more (FUZZ_EXAMPLES per

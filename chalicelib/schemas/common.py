@@ -19,9 +19,7 @@ _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 # A mailbox on a domain name: labels of letters (any script), digits and hyphens, the last not
 # all digits, so neither an address literal (`a@[127.0.0.1]`) nor a bare IP or one label.
 _DOMAIN_LABEL = r"[^@\s\x00-\x1f\x7f.\[\]()<>,;:\\\"!#$%&'*+/=?^`{|}~_]{1,63}"
-_EMAIL = re.compile(
-    rf"^[!-?A-~]+@(?!-)(?:{_DOMAIN_LABEL}\.)+(?!\d+$){_DOMAIN_LABEL}$"
-)
+_EMAIL = re.compile(rf"^[!-?A-~]+@(?!-)(?:{_DOMAIN_LABEL}\.)+(?!\d+$){_DOMAIN_LABEL}$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 # The OpenAPI document states what the validators below accept (they strip and lower-case
