@@ -21,7 +21,7 @@ from chalice import Blueprint
 from chalicelib import schemas
 from chalicelib.domain import integrations, turns
 from chalicelib.domain.alert_payloads import MalformedPayload
-from chalicelib.http import auth, errors, ratelimit
+from chalicelib.http import auth, decode, errors, ratelimit
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 
 if TYPE_CHECKING:
@@ -38,11 +38,17 @@ def _payload(integration: Integration, raw: bytes | None):
     if len(raw) > MAX_PAYLOAD_BYTES:
         raise errors.too_large(MAX_PAYLOAD_BYTES)
     try:
-        return json.loads(raw)
+        text = raw.decode("utf-8")
+        payload = json.loads(text)
     except (ValueError, RecursionError):
-        problem = "is not JSON"
+        payload, problem = None, "is not JSON"
+    else:
+        # A fingerprint of half a surrogate pair could never be stored (a 409, retried).
+        problem = None if decode.storable(payload, text) else "holds a string that is not Unicode"
+    if problem:
         integrations.refuse(integration, problem)
-        raise _malformed(problem) from None
+        raise _malformed(problem)
+    return payload
 
 
 def _malformed(problem: str) -> errors.ApiError:

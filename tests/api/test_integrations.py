@@ -493,6 +493,14 @@ def test_an_unknown_token_is_404(world):
     "kind, payload, problem",
     [
         ("alertmanager", b"{not json", "is not JSON"),
+        ("alertmanager", b"\xff{}", "is not JSON"),
+        (
+            "alertmanager",
+            b'{"version": "4", "alerts": [{"status": "firing", "labels": {"component": "API"},'
+            b' "fingerprint": "\\ud800"}]}',
+            "holds a string that is not Unicode",
+        ),
+        ("generic", b'{"component": "API\\udfff", "status": "major_outage"}', "not Unicode"),
         ("alertmanager", {"version": "3", "alerts": []}, 'version` must be "4"'),
         ("alertmanager", {"version": "4"}, "`alerts` must be an array"),
         ("grafana", {"alerts": [{"labels": {}}]}, "`alerts[0].status`"),
