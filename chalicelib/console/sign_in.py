@@ -33,6 +33,10 @@ FAILURES_PER_CLIENT = 5  # a minute, per email address and client
 FAILURES_PER_ADDRESS = 50  # per email address, from all clients together
 ADDRESS_WINDOW_SECONDS = 15 * 60
 TOO_MANY = "Too many attempts. Wait a minute and try again."
+ONE_TIME_EXPIRED = (
+    "That password was handed out once and has expired: ask an owner of your organization "
+    "for a new one."
+)
 
 
 def _next_path(value: object) -> str:
@@ -91,6 +95,12 @@ def sign_in(screen: Screen) -> Response:
         response.headers.update(error.headers)
         return response
     user = _user_of(email, password)
+    if user is not None and user.password_is_one_time:
+        if organizations.one_time_password_expired(user):
+            ratelimit.uncount(this_client)
+            return _form(screen, 401, ONE_TIME_EXPIRED, email)
+        if not organizations.spend_one_time_password(user):
+            user = None  # another sign-in spent it first
     if user is None:
         ratelimit.count(every_client, ADDRESS_WINDOW_SECONDS)
         return _form(screen, 401, "That email and password do not match.", email)

@@ -206,10 +206,43 @@ def test_a_user_changes_their_password_and_other_sessions_end(console, make_user
     overview = f"/manage/pages/{world.page_id}"
     assert "/manage/password" in console.get(overview).text  # the account menu links to it
     console.get("/manage/password")
-    changed = console.post(
-        "/manage/password",
-        {"password": "a brand new password", "confirmation": "a brand new password"},
-    )
+    new = {"password": "a brand new password", "confirmation": "a brand new password"}
+    for wrong in ({}, {"current": "not the password at all"}):
+        refused = console.post("/manage/password", {**new, **wrong})
+        assert refused.status == 422 and "present password" in refused.text
+    changed = console.post("/manage/password", {**new, "current": PASSWORD})
     assert changed.status == 303
     assert console.get(overview).status == 200
     assert elsewhere.get(overview).status == 303
+
+
+@pytest.mark.parametrize(
+    "password", ["password1234", "qwertyuiop123", "aaaaaaaaaaaaaaaa", "123456789012"]
+)
+def test_a_new_password_is_not_a_common_one(console, make_user, password):
+    email = make_user()
+    console.sign_in(email)
+    console.get("/manage/password")
+    answer = console.post(
+        "/manage/password", {"current": PASSWORD, "password": password, "confirmation": password}
+    )
+    assert answer.status == 422 and "too common" in answer.text
+
+
+def test_a_one_time_password_signs_in_once_and_within_a_day(console, world, freeze_clock, http):
+    from chalicelib.domain import organizations
+    from tests.console.conftest import Console
+
+    freeze_clock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+    organizations.create_user(
+        world.organization_id, "once@example.com", password="handed-out-once", one_time=True
+    )
+    organizations.create_user(
+        world.organization_id, "late@example.com", password="handed-out-late", one_time=True
+    )
+    assert console.sign_in("once@example.com", "handed-out-once").status == 303
+    again = Console(http).sign_in("once@example.com", "handed-out-once")
+    assert again.status == 401 and "expired" in again.text  # spent by the first sign-in
+    freeze_clock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))  # 24 hours later
+    late = Console(http).sign_in("late@example.com", "handed-out-late")
+    assert late.status == 401 and "expired" in late.text
