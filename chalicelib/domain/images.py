@@ -8,11 +8,15 @@ an SVG file is a document that may carry script, shown by the browser wherever i
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 from chalicelib.domain import errors
 
 MAX_IMAGE_BYTES = 1024 * 1024
+# Every reader's browser decodes the image: a few hundred bytes may declare billions of
+# pixels. A logo, an icon or a cover needs no more than this a side.
+MAX_IMAGE_SIDE = 4096
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,32 @@ def checked(field: str, content: bytes) -> ImageKind:
     if kind is None:
         why = " (SVG is not taken: it can carry script)" if _looks_like_svg(content) else ""
         raise errors.invalid(field, f"must be {ALLOWED}{why}")
+    _check_pixels(field, content, kind)
     return kind
+
+
+def _check_pixels(field: str, content: bytes, kind: ImageKind) -> None:
+    """Read as an image: its size, as its header declares it, within `MAX_IMAGE_SIDE`, and
+    its data decoded whole, so a header that lies about the size (or data cut short) is
+    refused before any reader's browser meets it."""
+    from PIL import Image  # where an image is uploaded only: not on every cold start
+
+    too_large = f"may be at most {MAX_IMAGE_SIDE}x{MAX_IMAGE_SIDE} pixels"
+    try:
+        with Image.open(io.BytesIO(content), formats=[_PILLOW_FORMATS[kind.name]]) as image:
+            width, height = image.size
+            if width > MAX_IMAGE_SIDE or height > MAX_IMAGE_SIDE:
+                raise errors.invalid(field, f"is {width}x{height} pixels; an image {too_large}")
+            image.load()
+    except Image.DecompressionBombError:  # declared far beyond any limit: not even opened
+        raise errors.invalid(field, f"declares billions of pixels; an image {too_large}") from None
+    except (OSError, SyntaxError, ValueError, EOFError):
+        raise errors.invalid(
+            field, f"is not a whole {kind.name} image: its data does not match its header"
+        ) from None
+
+
+_PILLOW_FORMATS = {"PNG": "PNG", "JPEG": "JPEG", "WebP": "WEBP", "ICO": "ICO"}
 
 
 def _looks_like_svg(content: bytes) -> bool:

@@ -1,6 +1,7 @@
 """A page's logo, icon and cover uploaded in the console, checked by their bytes, kept in the
 site store and shown by the public page; and the webhook signing secret, shown and replaced."""
 
+import io
 import re
 import struct
 import zlib
@@ -24,6 +25,29 @@ def _png(width: int = 1, height: int = 1) -> bytes:
 
 
 PNG = _png()
+
+
+def _encoded(kind: str) -> bytes:
+    """A real 2x2 image of the kind, as Pillow writes it."""
+    from PIL import Image
+
+    written = io.BytesIO()
+    Image.new("RGB", (2, 2), "white").save(written, kind)
+    return written.getvalue()
+
+
+def _png_declaring(width: int, height: int, data: bytes) -> bytes:
+    """A PNG whose header declares `width`x`height` and whose data is `data` (a few bytes,
+    or many of nothing): what a careless or hostile upload may be."""
+    whole = _png()
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    ihdr = b"IHDR" + header
+    chunk = struct.pack(">I", len(header)) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+    idat = b"IDAT" + data
+    pixels = struct.pack(">I", len(data)) + idat + struct.pack(">I", zlib.crc32(idat))
+    return whole[:8] + chunk + pixels + whole[-12:]
+
+
 # An icon directory holding one 1x1 PNG.
 ICO = struct.pack("<HHHBBBBHHII", 0, 1, 1, 1, 1, 0, 0, 1, 32, len(PNG), 22) + PNG
 # What a browser asks for an `<img>` (API Gateway hands a binary answer only to an Accept
@@ -208,8 +232,8 @@ def test_the_webhook_secret_needs_page_configuration_and_a_csrf_token(console, m
     "content, content_type",
     [
         (PNG, "image/png"),
-        (b"\xff\xd8\xff\xe0\0\x10JFIF\0" + b"\0" * 64, "image/jpeg"),
-        (b"RIFF\x24\0\0\0WEBPVP8 " + b"\0" * 64, "image/webp"),
+        (_encoded("JPEG"), "image/jpeg"),
+        (_encoded("WEBP"), "image/webp"),
         (ICO, "image/x-icon"),
     ],
 )
@@ -222,3 +246,24 @@ def test_each_kind_of_image_taken_is_served_as_its_kind(
     image = _fetch(console, _page(world)["hero_cover"])
     assert (image.status_code, image.headers["Content-Type"]) == (200, content_type)
     assert image.body == content
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (_png_declaring(50000, 50000, zlib.compress(b"\0" * 300_000)), "pixels"),
+        (_png_declaring(2**31 - 1, 2**31 - 1, b""), "pixels"),
+        (_png(5000, 1), "5000x1 pixels"),
+        (_png_declaring(64, 64, zlib.compress(b"\0" * 10)), "does not match its header"),
+        (_png(300, 300)[:450], "does not match its header"),  # cut short
+        (b"\xff\xd8\xff\xe0\0\x10JFIF\0" + b"\0" * 64, "not a whole JPEG"),
+    ],
+)
+def test_an_image_larger_than_4096_a_side_or_whose_header_lies_is_refused(
+    console, make_user, world, branding, content, problem
+):
+    console.sign_in(make_user())
+    answer = _upload(console, branding, transactional_logo=("logo.png", content, "image/png"))
+    assert answer.status == 422, answer.text
+    assert problem in answer.text
+    assert _page(world)["transactional_logo"] is None
