@@ -1,5 +1,13 @@
 """The Chalice app: the blueprints and the event handlers, nothing else."""
 
+from chalicelib import environment
+
+# First, before an import could make an AWS client: on the local stage (`chalice local` reads
+# only this file) every call goes to the local emulator, never to AWS, and without the
+# emulator `chalice local` stops with one line rather than answer 500s.
+environment.use_local_emulator_if_local()
+environment.exit_unless_emulator_answers()
+
 import json
 
 from chalice import Rate

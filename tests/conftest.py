@@ -78,6 +78,7 @@ E2E_SECONDS = {
     "test_redrive": 9,
     "test_request_bodies": 8,
     "test_slow_clients": 8,
+    "test_chalice_local": 6,
     "test_secret_logging": 5,
     "test_site_server": 5,
     "test_checks_e2e": 5,
