@@ -9,6 +9,7 @@ from chalicelib.domain import credentials, pages
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import has_role
 from chalicelib.http import errors
+from chalicelib.observability import logs as structured_logs
 
 if TYPE_CHECKING:
     from chalicelib.store.models import Page, User
@@ -80,5 +81,6 @@ def page_for(principal: Principal, page_id: str, role: str | None = None) -> Pag
     if page is None:
         raise errors.not_found()
     require_organization(principal, page.organization_id)
+    structured_logs.annotate(page_id=page.id)  # the caller's page: its lines may name it
     require_role(principal, page_id, role)
     return page

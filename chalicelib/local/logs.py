@@ -10,7 +10,8 @@ target, `masked_text` every target-like word of a line, before it is written.
 
 What is a secret in a target:
 - the value of a query parameter whose name, once decoded as the app decodes it
-  (`?api%5Fkey=` is `api_key` to Chalice and to API Gateway), is in `SECRET_QUERY_NAMES`;
+  (`?api%5Fkey=` is `api_key` to Chalice and to API Gateway), is in `SECRET_QUERY_NAMES`
+  (`api_key`, `token`, `csrf`, `password`);
 - the path segment after one of `SECRET_PATH_AFTER`: the token of a sign-in link
   (`/s/{page}/sign-in/{token}`, `/sign-in/{token}` on a page's own host) and of a
   subscription's links (`/s/{page}/subscriptions/{token}/manage`), an integration's alert
@@ -28,7 +29,9 @@ from urllib.parse import unquote, unquote_plus
 from chalicelib.observability import logs as structured_logs
 
 MASK = "[masked]"
-SECRET_QUERY_NAMES = frozenset({"api_key"})
+# `token` (an alert post's, a link's), `csrf` (a form's token, sent in a query by a careless
+# client), `password`: whatever a client puts there.
+SECRET_QUERY_NAMES = frozenset({"api_key", "token", "csrf", "password"})
 SECRET_PATH_AFTER = frozenset({"sign-in", "subscriptions", "integrations"})
 
 _NOISY = structured_logs.NOISY

@@ -4,7 +4,9 @@ Every line (of any module's `logging.getLogger(__name__)`) is one JSON object, f
 Powertools' `LambdaPowertoolsFormatter`: `level`, `location`, `message`, `timestamp` (UTC),
 `service`, and the invocation's keys: `request_id` (Lambda's `aws_request_id`; the local
 server's id of the HTTP request), `function` (the route's handler or the event function),
-`page_id` and `organization_id` when the path or the messages name them. Each invocation ends
+`page_id` and `organization_id` when the messages name them, or the path names one the app
+found the caller's (else `<unknown>`: a caller-chosen string, a key pasted into a path, is
+never logged). Each invocation ends
 with one line of its own (`INVOCATION`) that adds `duration_ms` and the outcome: `status` for
 a request, `messages`, `handled` and `failed` for an event function.
 
@@ -83,6 +85,9 @@ def annotate(**keys: Any) -> None:
         _keys.thread_safe_append_keys(**known)
 
 
+UNKNOWN = "<unknown>"
+
+
 def current_keys() -> dict[str, Any]:
     """The keys of the invocation running in this context (empty outside any)."""
     return dict(_keys.thread_safe_get_current_keys())
@@ -147,8 +152,10 @@ def _answer_request(app: Chalice, request: Request, get_response: Callable) -> R
         request_id=_request_id(request.lambda_context),
         function=entry.view_name if entry else None,
         route=f"{request.method} {route}",
-        page_id=params.get("page_id"),
-        organization_id=params.get("organization_id"),
+        # What the caller put in the path is theirs to choose (a key pasted there, say): a
+        # page or an organization is named once the app found it theirs (`annotate`).
+        page_id=UNKNOWN if "page_id" in params else None,
+        organization_id=UNKNOWN if "organization_id" in params else None,
     ):
         response = get_response(request)
         status = response.status_code

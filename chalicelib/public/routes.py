@@ -18,6 +18,7 @@ from chalicelib.domain import incidents
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest, Router, Style, json_response
+from chalicelib.observability import logs as structured_logs
 from chalicelib.public import (
     audience,
     caching,
@@ -130,6 +131,8 @@ def _by_path(request: ApiRequest) -> tuple[Snapshot | None, str, str]:
     base = f"/s/{reference}"
     viewer = audience.viewer_key(request.headers)
     snapshot = page_snapshot.load_by_reference(reference, viewer)
+    if snapshot is not None:
+        structured_logs.annotate(page_id=snapshot.page_id)  # a page, not the caller's string
     return snapshot, base, config.public_base_url() + base
 
 

@@ -214,6 +214,32 @@ def integration_secrets(stack: LocalStack, key: str, page_id: str) -> list[str]:
     return [token]
 
 
+def careless_client_secrets(stack: LocalStack, key: str, page_id: str) -> list[str]:
+    """Secrets where no secret goes: a key pasted as a path's id (authenticated and not, a
+    public page's), an integration's token and a form's CSRF token in a query."""
+    made = stack.send(
+        "POST", f"/v1/pages/{page_id}/integrations", key, {"integration": {"kind": "generic"}}
+    )
+    token = re.search(r"/integrations/([^/]+)/alerts", made.json()["url"]).group(1)
+    form = requests.get(f"{stack.url}/manage/sign-in", timeout=30)
+    csrf = csrf_of(form.text)
+    for path in (
+        f"/v1/pages/{key}",
+        f"/v1/pages/{key}/components",
+        f"/v1/organizations/{key}/users",
+    ):
+        assert stack.get(path, key).status_code in (401, 404), path
+        assert stack.get(path).status_code in (401, 404), path
+    assert stack.get(f"/s/{key}").status_code == 404
+    assert stack.get(f"/s/{key}/api/v2/summary.json").status_code == 404
+    posted = requests.post(
+        f"{stack.url}/v1/integrations/alerts?token={token}", json={"nothing": 1}, timeout=30
+    )
+    assert posted.status_code in (401, 404), posted.text
+    assert raw_get(stack, f"/manage/sign-in?csrf={csrf}&next=/manage") == 200
+    return [token, csrf]
+
+
 def import_with_source_key(
     stack: LocalStack, organization_id: str, page_id: str, user_id: str
 ) -> tuple[str, str]:
@@ -253,6 +279,7 @@ def test_no_secret_of_any_kind_reaches_any_log_line(stack):
     secrets += console_secrets(stack, user_id)
     secrets += webhook_secrets(stack, key, page_id)
     secrets += integration_secrets(stack, key, page_id)
+    secrets += careless_client_secrets(stack, key, page_id)
     source_key, importer_output = import_with_source_key(
         stack, created["organization_id"], page_id, user_id
     )

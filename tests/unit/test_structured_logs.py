@@ -95,7 +95,7 @@ def test_a_request_is_one_json_line_with_its_id_handler_page_status_and_duration
     assert first["request_id"] and first["request_id"] != second["request_id"]
 
 
-def test_a_refused_request_is_logged_with_its_status_and_the_organization_it_named(
+def test_a_refused_request_is_logged_with_its_status_and_no_string_the_caller_chose(
     client, world, logged
 ):
     path = f"/v1/organizations/{world['organization_id']}/users"
@@ -103,7 +103,25 @@ def test_a_refused_request_is_logged_with_its_status_and_the_organization_it_nam
 
     (line,) = invocations(logged())
     assert (line["function"], line["status"]) == ("list_users", 401)
-    assert line["organization_id"] == world["organization_id"]
+    assert line["organization_id"] == structured_logs.UNKNOWN  # nobody's, to an anonymous caller
+
+
+def test_a_key_pasted_into_a_path_is_never_a_logged_id(client, world, logged):
+    """The path's ids are logged once the app found them the caller's; a key pasted where an
+    id goes (a careless client), or any string of an anonymous caller, is `<unknown>`."""
+    key = world["key"]
+    assert client.http.get(f"/v1/pages/{key}", headers=as_owner(world)).status_code == 404
+    client.http.get(f"/v1/organizations/{key}/users")
+    client.http.get(f"/s/{key}")
+    client.http.get(f"/s/{world['page_id']}")
+    lines = invocations(logged())
+    assert key not in json.dumps(lines)
+    assert [line.get("page_id") for line in lines] == [
+        structured_logs.UNKNOWN,
+        None,
+        structured_logs.UNKNOWN,
+        world["page_id"],
+    ]
 
 
 def test_lines_logged_within_an_event_function_carry_its_keys(client, world, logged):
