@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from chalice import Blueprint
 
 from chalicelib import schemas
+from chalicelib.domain import errors as domain_errors
 from chalicelib.domain import integrations, turns
 from chalicelib.domain.alert_payloads import MalformedPayload
 from chalicelib.http import auth, decode, errors, ratelimit
@@ -55,8 +56,29 @@ def _malformed(problem: str) -> errors.ApiError:
     return errors.ApiError(400, errors.BAD_REQUEST, {"payload": [problem]})
 
 
+# Posts to tokens nobody holds, a minute per client: a guesser stops here, a monitoring
+# system with a rotated token (its every post a 404) is far below it.
+UNKNOWN_TOKENS_PER_CLIENT = 30
+
+
+def _integration_of(token: str):
+    """The token's integration; a client past `UNKNOWN_TOKENS_PER_CLIENT` unknown tokens a
+    minute gets 429 whatever it sends, the right token included, until the window moves on."""
+    current = blueprint.current_request
+    client = ratelimit.client_of(current.context, current.headers)
+    guesses = ratelimit.token_for("integration-unknown-token", client)
+    if ratelimit.counted(guesses) >= UNKNOWN_TOKENS_PER_CLIENT:
+        wait = str(ratelimit.forgotten_after())
+        raise errors.ApiError(429, errors.RATE_LIMITED, headers={"Retry-After": wait})
+    try:
+        return integrations.integration_for_token(token)
+    except domain_errors.NotFound:
+        ratelimit.count(guesses)
+        raise
+
+
 def _receive(request: ApiRequest, token: str):
-    integration = integrations.integration_for_token(token)
+    integration = _integration_of(token)
     ratelimit.check(f"integration#{integration.id}", int(integration.rate_limit_per_minute))
     # Posts to one integration take turns: two at once must not both open an incident.
     with turns.taken(integrations.turn_of(integration)):

@@ -767,3 +767,25 @@ def test_the_audit_shows_the_newest_100_events(world):
     assert [event["created_at"] for event in events] == sorted(
         (event["created_at"] for event in events), reverse=True
     )
+
+
+def test_a_client_guessing_tokens_is_refused_after_30_a_minute(world, freeze_clock):
+    """Posts to unknown tokens count against the client (429 with Retry-After past them,
+    the right token included); another client, and the next minutes, are not held back."""
+    from datetime import UTC, datetime, timedelta
+
+    # Later than any window an earlier test of the process counted in (the counters are
+    # keyed by the client, which is the same for every test here).
+    moment = freeze_clock(datetime.now(UTC).replace(second=5) + timedelta(hours=1))
+    make_component(world, "API")
+    made = make_integration(world)
+    body = {"component": "API", "status": "major_outage"}
+    guessed = [
+        post_alerts(world, f"/v1/integrations/guess{number:04}xxxxxxxxxxxxxxxx/alerts", body)
+        for number in range(30)
+    ]
+    assert {answer.status for answer in guessed} == {404}
+    refused = post_alerts(world, made["url"], body)
+    assert refused.status == 429 and int(refused.headers["Retry-After"]) > 0
+    freeze_clock(moment + timedelta(minutes=2))
+    assert post_alerts(world, made["url"], body).status == 200
