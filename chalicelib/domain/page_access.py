@@ -546,6 +546,16 @@ def expel_all(page_id: str, component_id: str, model: type[H]) -> components.Wri
 # Readers' sessions -------------------------------------------------------------------------
 
 
+def sign_in_link_unspent(page_id: str, user_id: str, expires: int) -> bool:
+    """Whether the user's sign-in link that `expires` (Unix ms) would still sign in: what its
+    page says before its button spends it (`open_sign_in_link`)."""
+    try:
+        user = PageAccessUser.get(page_id, user_id, consistent_read=True)
+    except PageAccessUser.DoesNotExist:
+        return False
+    return expires > (user.links_spent_through or 0)
+
+
 def open_sign_in_link(page_id: str, user_id: str, expires: int) -> int | None:
     """Spend the user's sign-in link that `expires` (Unix ms): the session generation of
     the session it opens, or None when the user is gone or that link, or one made after it,

@@ -138,6 +138,13 @@ def _email_link(visit: Visit, page_id: str, user: PageAccessUser) -> None:
         )
 
 
+def _one_button(visit: Visit, path: str, action: str, message: str) -> Response:
+    """A page whose one button posts to `path` (under the page's base): what a `GET` of an
+    action's address shows, so that only a person's click acts."""
+    button = {"href": f"{visit.base}{path}", "text": action, "post": True}
+    return _html(html.notice_page(visit.data, visit.base, action, message, button))
+
+
 def _expired(visit: Visit) -> Response:
     link = {"href": f"{visit.base}/sign-in", "text": "Send a new link"}
     notice = html.notice_page(
@@ -148,8 +155,26 @@ def _expired(visit: Visit) -> Response:
 
 @public_view(
     "/sign-in/{token}",
-    "Audience-specific page: the emailed link, single-use (sets the reader's cookie)",
+    "Audience-specific page: the emailed link's page, one button that signs in (opening the "
+    "link, as a mail scanner does, spends nothing); a spent or expired link says so",
     as_html=True,
+    on=router,
+    viewers_only=False,
+)
+def sign_in_link_page(visit: Visit) -> Response:
+    page_id = _audience_page(visit)
+    token = visit.request.params["token"]
+    link = audience.link_of(page_id, token)
+    if link is None or not page_access.sign_in_link_unspent(page_id, *link):
+        return _expired(visit)
+    return _one_button(visit, f"/sign-in/{token}", "Sign in", "Sign in to this status page.")
+
+
+@public_view(
+    "/sign-in/{token}",
+    "Audience-specific page: sign in with the emailed link, single-use (sets the reader's cookie)",
+    as_html=True,
+    methods=("POST",),
     on=router,
     viewers_only=False,
 )
@@ -158,9 +183,6 @@ def open_sign_in_link(visit: Visit) -> Response:
     link = audience.link_of(page_id, visit.request.params["token"])
     if link is None:
         return _expired(visit)
-    if blueprint.current_request.method == "HEAD":
-        # A HEAD (a link checker's) spends nothing and signs nobody in.
-        return _redirect(visit.base or "/", None)
     user_id, expires = link
     generation = page_access.open_sign_in_link(page_id, user_id, expires)
     if generation is None:  # opened already: as expired
@@ -179,9 +201,8 @@ def open_sign_in_link(visit: Visit) -> Response:
 )
 def sign_out_form(visit: Visit) -> Response:
     _audience_page(visit)
-    button = {"href": f"{visit.base}/sign-out", "text": "Sign out", "post": True}
     message = "Sign out of this status page, on this browser and every other one."
-    return _html(html.notice_page(visit.data, visit.base, "Sign out", message, button))
+    return _one_button(visit, "/sign-out", "Sign out", message)
 
 
 @public_view(

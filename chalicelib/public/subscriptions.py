@@ -174,10 +174,35 @@ def _link_view(suffix: str, methods: list[str], summary: str):
     return register
 
 
-@_link_view("/confirm", ["GET", "POST"], "Confirm a subscription (link in the confirmation)")
+@_link_view(
+    "/confirm",
+    ["GET", "HEAD"],
+    "The confirmation link's page: one button that confirms (opening the link, as a mail "
+    "scanner does, confirms nothing)",
+)
+def confirmation_page(request: ApiRequest) -> Response:
+    visitor = Visitor(request, subscribers.CONFIRM)
+    if visitor.subscriber.state != subscribers.UNCONFIRMED:
+        return _confirmed(visitor)
+    return visitor.notice(
+        "Confirm your subscription",
+        f"Send this status page's notifications to {_address(visitor.subscriber)}?",
+        {
+            "href": subscribers.link_path(visitor.subscriber, subscribers.CONFIRM),
+            "text": "Confirm subscription",
+            "post": True,
+        },
+    )
+
+
+@_link_view("/confirm", ["POST"], "Confirm a subscription (the confirmation page's button)")
 def confirm_subscription(request: ApiRequest) -> Response:
     visitor = Visitor(request, subscribers.CONFIRM)
     subscribers.confirm(visitor.subscriber)
+    return _confirmed(visitor)
+
+
+def _confirmed(visitor: Visitor) -> Response:
     return visitor.notice(
         "Subscription confirmed",
         "You will now receive notifications from this status page.",

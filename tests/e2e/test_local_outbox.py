@@ -61,13 +61,17 @@ def test_confirmation_links_followed_from_the_outbox_confirm(stack):
     assert '<base target="_blank">' in opened.text
     link = unescape(re.search(r'href="(http://[^"]+/confirm)"', opened.text).group(1))
     assert link.startswith(stack.url + f"/s/{page_id}/subscriptions/")
-    followed = requests.get(link, timeout=30)
-    assert followed.status_code == 200 and "Subscription confirmed" in followed.text
+    followed = requests.get(link, timeout=30)  # the link's page: one button confirms
+    assert followed.status_code == 200 and "Confirm subscription" in followed.text
+    assert states(stack, page)[address] == "unconfirmed"
+    pressed = requests.post(link, timeout=30)
+    assert pressed.status_code == 200 and "Subscription confirmed" in pressed.text
     assert states(stack, page)[address] == "active"
 
     # The text message, its link clickable.
     link = unescape(re.search(r'href="(http://[^"]+/confirm)"', text).group(1))
     assert requests.get(link, timeout=30).status_code == 200
+    assert requests.post(link, timeout=30).status_code == 200
     assert states(stack, page)["2025550123"] == "active"
 
 

@@ -105,7 +105,8 @@ def test_keys_and_link_tokens_never_reach_the_logs(stack):
     (invitation,) = mails_to(stack, viewer, 1)
     sign_in = re.search(r"https?://\S+/sign-in/(\S+)", invitation.body)
     secrets.append(sign_in.group(1))
-    opened = requests.get(sign_in.group(0), allow_redirects=False, timeout=30)
+    assert requests.get(sign_in.group(0), timeout=30).status_code == 200  # its page
+    opened = requests.post(sign_in.group(0), allow_redirects=False, timeout=30)
     assert opened.status_code == 303
     cookie = opened.headers["Set-Cookie"].split(";")[0]
     # The same link on the page's own host (`/sign-in/{token}` at the root); used already, so

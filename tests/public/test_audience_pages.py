@@ -34,7 +34,8 @@ def sign_in(visitor, email) -> dict:
     mails = sent_mail()[before:]
     assert [mail.to for mail in mails] == [[email]]
     path = re.search(r"https?://[^/\s]+(/s/\S+/sign-in/\S+)", mails[0].body).group(1)
-    opened = visitor.api.get(path)
+    assert visitor.api.get(path).status == 200  # the link's page: its button signs in
+    opened = visitor.api.post(path, "", headers=FORM)
     assert opened.status == 303, opened.text
     assert opened.headers["Location"] == f"/s/{visitor.page_id}"
     cookie = opened.headers["Set-Cookie"]
@@ -243,7 +244,8 @@ def test_sign_in_on_the_pages_own_domain(world, visitor):
     )
     (mail,) = sent_mail()[before:]
     path = re.search(rf"https://{re.escape(domain)}(/sign-in/\S+)", mail.body).group(1)
-    opened = visitor.api.get(path, headers=host)
+    assert visitor.api.get(path, headers=host).status == 200  # its page: a button
+    opened = visitor.api.post(path, "", headers={**FORM, **host})
     assert opened.status == 303 and opened.headers["Location"] == "/"
     assert "Secure" in opened.headers["Set-Cookie"]  # the page's host is https
     cookie = {"Cookie": opened.headers["Set-Cookie"].split(";")[0]}

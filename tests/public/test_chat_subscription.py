@@ -46,7 +46,8 @@ def test_a_readers_channel_waits_for_the_confirmation_sent_to_its_email(world, v
     (subscriber,) = subscribers.listed(world.page_id, state="unconfirmed", text="hooks.slack")
     assert subscriber.kind == "slack"
 
-    confirmed = visitor.api.get(link_path(mail.body, "confirm"))
+    assert visitor.api.get(link_path(mail.body, "confirm")).status == 200
+    confirmed = visitor.api.post(link_path(mail.body, "confirm"), "")
     assert confirmed.status == 200 and "Subscription confirmed" in confirmed.text
     assert subscribers.find(world.page_id, subscriber.id).state == "active"
     manage = re.search(r'href="(/s/[^"]+/manage)"', confirmed.text).group(1)

@@ -35,6 +35,7 @@ def test_the_confirmation_of_a_page_with_a_long_name_is_one_segment(world, visit
     link = subscribers.link(subscriber, subscribers.CONFIRM)
     assert text.endswith(" " + link)  # the link whole, so it opens
     path = re.search(r"https?://[^/\s]+(/\S+)$", text).group(1)
-    assert visitor.api.get(path).status == 200
+    assert visitor.api.get(path).status == 200  # the link's page, with its one button
+    assert visitor.api.post(path, "").status == 200
     (confirmed,) = subscribers.listed(world.page_id, kind="sms", state="active")
     assert confirmed.id == subscriber.id

@@ -36,8 +36,10 @@ def link_for(visitor, email: str) -> str:
 
 
 def opened(visitor, path: str) -> dict:
-    """Open a link: the cookie header it sets."""
-    answer = visitor.api.get(path)
+    """Open a link and press its page's button: the cookie header the button's post sets."""
+    shown = visitor.api.get(path)
+    assert shown.status == 200 and f'action="{path}"' in shown.text, shown.text
+    answer = visitor.api.post(path, "", headers=FORM)
     assert answer.status == 303, answer.text
     return {"Cookie": answer.headers["Set-Cookie"].split(";")[0]}
 
@@ -169,11 +171,21 @@ def test_links_opened_in_the_order_they_were_sent_each_work_once(
     assert visitor.api.get(first).status == visitor.api.get(second).status == 400
 
 
-def test_a_head_of_a_link_spends_nothing(visitor, audience_page):
+def test_opening_a_link_spends_nothing_and_a_spent_one_says_so_to_head_and_get(
+    visitor, audience_page
+):
+    """A mail scanner opens (GET) and checks (HEAD) every link of an email before the reader
+    does: neither signs in nor spends it; the page's button (a POST) does. Spent, the link
+    answers as expired to both."""
     path = link_for(visitor, "alice@example.com")
-    checked = visitor.api.request("HEAD", path)
-    assert checked.status == 303 and "Set-Cookie" not in checked.headers
+    for method in ("HEAD", "GET", "GET"):
+        checked = visitor.api.request(method, path)
+        assert checked.status == 200 and "Set-Cookie" not in checked.headers
     assert reads(visitor, opened(visitor, path))
+    for method in ("HEAD", "GET"):
+        spent = visitor.api.request(method, path)
+        assert spent.status == 400 and "Set-Cookie" not in spent.headers, method
+    assert "expired" in visitor.api.get(path).text
 
 
 # Item 7: signing out ends the session -----------------------------------------------------

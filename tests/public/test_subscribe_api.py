@@ -51,7 +51,8 @@ def test_an_email_subscription_waits_for_its_confirmation_as_the_form_s(world, v
 
     (mail,) = sent_mail()[before:]  # the form's confirmation email, to that address
     assert mail.to == [address] and mail.subject.endswith("Confirm your subscription")
-    assert visitor.api.get(confirm_path(mail.body)).status == 200
+    assert visitor.api.get(confirm_path(mail.body)).status == 200  # the link's page
+    assert visitor.api.post(confirm_path(mail.body), "").status == 200  # its button
     (confirmed,) = subscribers.listed(world.page_id, state="active", text=address)
     assert confirmed.id == subscriber.id
 

@@ -73,7 +73,12 @@ def test_subscribe_confirm_manage_and_unsubscribe(world, visitor):
     (subscriber,) = subscribers.listed(world.page_id, state="unconfirmed", text=email)
     assert list(subscriber.component_ids) == [api["id"]]
 
-    confirmed = visitor.api.get(link_path(mail.body, "confirm"))
+    page = visitor.api.get(link_path(mail.body, "confirm"))
+    assert page.status == 200 and "Confirm subscription" in page.text
+    assert_public_html(page)
+    # Opening the link (as a mail scanner does) confirms nothing.
+    assert subscribers.listed(world.page_id, state="unconfirmed", text=email)
+    confirmed = visitor.api.post(link_path(mail.body, "confirm"), "")
     assert confirmed.status == 200
     assert_public_html(confirmed)
     assert "Subscription confirmed" in confirmed.text
