@@ -8,7 +8,9 @@ Alarms). Each also says when it is back to OK.
 - a channel failed more than `FAILED_SHARE` of its deliveries over `SHARE_PERIOD_SECONDS`
   (metric math on the counts `chalicelib/notify/delivery_metrics.py` emits);
 - the publish queue's oldest message waited more than `PUBLISH_AGE_SECONDS`: the public pages
-  are that much behind.
+  are that much behind;
+- SES's 24-hour quota or SNS's SMS spend limit refused a send (`SendLimitReached`): email or
+  SMS is held, its messages kept, until the limit lets them go (docs/operations.md).
 """
 
 from chalice.utils import to_cfn_resource_name
@@ -131,6 +133,29 @@ def failed_share_alarms(prefix: str, stage: str) -> dict[str, dict]:
     return alarms
 
 
+def limit_reached_alarms(prefix: str, stage: str) -> dict[str, dict]:
+    """A channel held by its account limit: what it sends waits (nothing is lost, nobody is
+    quarantined) until the limit is raised or the window frees room."""
+    alarms = {}
+    for channel in delivery_metrics.LIMITED_CHANNELS:
+        dimensions = {"Stage": stage, "Channel": channel}
+        alarms[f"{to_cfn_resource_name(channel)}LimitReachedAlarm"] = _alarm(
+            f"{prefix}-{channel}-limit-reached",
+            f"The account's {channel} limit (SES's 24-hour quota, SNS's SMS spend limit) "
+            "refused a send: the channel is held and its notifications wait. Raise the "
+            "limit (Service Quotas, SES or SNS settings); the channel resumes by itself.",
+            Threshold=0,
+            **_metric(
+                delivery_metrics.NAMESPACE,
+                delivery_metrics.LIMIT_REACHED,
+                dimensions,
+                "Sum",
+                SHARE_PERIOD_SECONDS,
+            ),
+        )
+    return alarms
+
+
 def publish_age_alarm(prefix: str, publish_queue: str) -> dict[str, dict]:
     queue = {"QueueName": {"Fn::GetAtt": [publish_queue, "QueueName"]}}
     return {
@@ -159,5 +184,6 @@ def resources(
         **dead_letter_alarms(prefix, dead_letter_queues),
         **function_alarms(prefix, functions),
         **failed_share_alarms(prefix, stage),
+        **limit_reached_alarms(prefix, stage),
         **publish_age_alarm(prefix, publish),
     }

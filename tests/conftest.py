@@ -161,10 +161,11 @@ def aws():
     from moto import mock_aws
 
     with mock_aws():
-        from chalicelib.local import moto_costs
+        from chalicelib.local import moto_costs, send_limits
         from chalicelib.local.emulator import create_resources
 
         moto_costs.install()
+        send_limits.install()  # SES unlimited, as the local stack's: moto alone says 1 a second
         create_resources()
         # What the session made (modules, the emulator's tables) lives as long as it: no
         # full collection needs to walk it again (they took 0.2-0.4 s each).
