@@ -56,6 +56,7 @@ E2E_SECONDS = {
     "test_durability": 29,
     "test_import_e2e": 21,
     "test_console_browser": 19,
+    "test_send_limits_e2e": 18,
     "test_durability_stops": 15,
     "test_published_site_e2e": 14,
     "test_kill_mid_fan_out": 13,

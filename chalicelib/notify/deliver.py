@@ -213,17 +213,19 @@ def _limited(batches: list[tuple[dict, claims.Claimed, list[dict]]]) -> _Limited
 
 
 def _send_later(message: dict, kept: list[dict], delays: dict[str, float]) -> None:
-    """The recipients a limit held, back on the deliveries queue in a message of their own,
-    delayed until they may be sent."""
-    delay = max(delays.get(recipient["key"], 1.0) for recipient in kept)
-    recipients = [
-        {name: value for name, value in recipient.items() if name != "key"} for recipient in kept
-    ]
-    queues.send_batch(
-        queues.DELIVERIES,
-        [{**message, "recipients": recipients}],
-        delay_seconds=max(1, min(LONGEST_DELAY_SECONDS, math.ceil(delay))),
-    )
+    """The recipients a limit held, back on the deliveries queue, delayed until they may be
+    sent: a message for each delay (an SMS held a second for the rate does not wait out
+    email's hold)."""
+    by_delay: dict[int, list[dict]] = {}
+    for recipient in kept:
+        seconds = math.ceil(delays.get(recipient["key"], 1.0))
+        by_delay.setdefault(max(1, min(LONGEST_DELAY_SECONDS, seconds)), []).append(
+            {name: value for name, value in recipient.items() if name != "key"}
+        )
+    for seconds, recipients in sorted(by_delay.items()):
+        queues.send_batch(
+            queues.DELIVERIES, [{**message, "recipients": recipients}], delay_seconds=seconds
+        )
 
 
 def deliver_all(messages: list[dict]) -> int:
@@ -267,6 +269,11 @@ def deliver_all(messages: list[dict]) -> int:
             # leaves claims whose lease runs out, never recipients nobody will send to.
             _send_later(message, kept, runner.delays)
             claims.release(claimed, message["event_id"], [r["id"] for r in kept])
+            logger.info(
+                "%d recipients of event %s held by a limit: queued again",
+                len(kept),
+                message["event_id"],
+            )
         failed = [r for r in ours if outcomes.get(r["key"], True) is False]
         claims.settle(claimed, [recipient["id"] for recipient in failed])
         delivered += len(ours) - len(failed) - len(kept)

@@ -149,7 +149,8 @@ class Pace:
             reservation.first + round(number * self.interval_ms) for number in range(count)
         )
 
-    def turn(self) -> None:
+    def turn(self) -> int:
+        """Wait for the next send's moment; returns it (Unix ms)."""
         with self.lock:
             if not self.moments:
                 self._reserve()
@@ -157,6 +158,7 @@ class Pace:
         wait = (moment - self.now_ms()) / 1000
         if wait > 0:
             self.sleep(wait)
+        return moment
 
 
 class Holds:
