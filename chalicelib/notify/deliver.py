@@ -10,7 +10,8 @@ webhook POST too, in its platform's format); an SES raw email per recipient
 are the recipient's own), `SES_CALLS_AT_ONCE` at
 once, each at its moment of the account's SES rate (`pacing.Pace`); an SNS publish per SMS.
 A send is tried up to 3 times within 30 s; a page or component subscriber whose sends all fail
-is quarantined. Each recipient reached is settled before its send ends, those reached
+for its address (its webhook's endpoint; an address or a number SES or SNS refused) is
+quarantined. Each recipient reached is settled before its send ends, those reached
 meanwhile in one write (`claims.Reached`). Last, one write per batch settles its claims.
 
 A send that SES or SNS refuses for a limit (the rate, SES's 24-hour quota, the SMS spend
@@ -24,7 +25,7 @@ import hashlib
 import hmac
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from chalicelib.domain import chat_platforms, pages, subscribers
 from chalicelib.notify import (
@@ -116,21 +117,29 @@ class _Limited:
     holds: pacing.Holds
     emails: int
     pace: pacing.Pace | None = None
+    # Recipients whose last failed send was not refused for their address: not quarantined.
+    not_their_fault: set[str] = field(default_factory=set)
 
     def email_turn(self) -> None:
         if self.pace is None:
             self.pace = pacing.Pace(EMAIL, pacing.max_send_rate(), self.emails)
         self.pace.turn()
 
-    def sent_through(self, channel: str, send, *args, **kwargs) -> None:
-        """`send(*args, **kwargs)`, its refusal for a limit held rather than failed."""
+    def sent_through(self, channel: str, key: str, send, *args, **kwargs) -> None:
+        """`send(*args, **kwargs)` to the recipient `key`: its refusal for a limit held rather
+        than failed, and a failure noted as the subscriber's only when it was about its
+        address."""
         try:
             send(*args, **kwargs)
         except Exception as error:
             limit = pacing.limit_of(error)
-            if limit is None:
-                raise
-            raise pacing.held_by(limit, channel, self.holds) from error
+            if limit is not None:
+                raise pacing.held_by(limit, channel, self.holds) from error
+            if pacing.about_the_address(error):
+                self.not_their_fault.discard(key)
+            else:
+                self.not_their_fault.add(key)
+            raise
         self.holds.sent(channel)
 
 
@@ -145,7 +154,9 @@ def _email_sends(message: dict, recipients: list[dict], limited: _Limited) -> li
             html = email_body.personalize(message_content["html"], links, recipient)
             raw = letterhead.message(recipient["email"], text, html, recipient["unsubscribe"])
             limited.email_turn()
-            limited.sent_through(EMAIL, email.send_raw, recipient["email"], raw, delivery=True)
+            limited.sent_through(
+                EMAIL, recipient["key"], email.send_raw, recipient["email"], raw, delivery=True
+            )
         return []
 
     return [lanes.Send(SES_LANE, [recipient], send) for recipient in recipients]
@@ -156,7 +167,9 @@ def _sms_sends(message: dict, recipients: list[dict], limited: _Limited) -> list
 
     def send(to: list[dict]) -> list[dict]:
         for recipient in to:
-            limited.sent_through(SMS, sms.send_sms, recipient["phone"], text, delivery=True)
+            limited.sent_through(
+                SMS, recipient["key"], sms.send_sms, recipient["phone"], text, delivery=True
+            )
         return []
 
     return [lanes.Send(SNS_LANE, [recipient], send) for recipient in recipients]
@@ -278,7 +291,7 @@ def deliver_all(messages: list[dict]) -> int:
         claims.settle(claimed, [recipient["id"] for recipient in failed])
         delivered += len(ours) - len(failed) - len(kept)
         for recipient in failed:
-            if recipient["quarantinable"]:
+            if recipient["quarantinable"] and recipient["key"] not in limited.not_their_fault:
                 subscribers.quarantine_by_id(message["page_id"], recipient["id"])
     if elsewhere:
         raise DeliveriesElsewhere(f"{elsewhere} recipients are held by another delivery")

@@ -42,10 +42,13 @@ MOST_AT_ONCE = 25
 LONGEST_WAIT_SECONDS = 60
 # A send throttled for the rate is sent again this much later (SQS delays by whole seconds).
 THROTTLED_DELAY_SECONDS = 1
-RATE, QUOTA, SPEND = "rate", "quota", "spend limit"
+RATE, QUOTA, SPEND, PAUSED = "rate", "quota", "spend limit", "sending paused"
 _THROTTLING_CODES = frozenset(
     {"Throttling", "ThrottlingException", "Throttled", "ThrottledException", "TooManyRequests"}
 )
+# SES's and SNS's answers about the address itself (SES: rejected, or not an address; SNS:
+# not a phone number): the only refusals a subscriber is quarantined for.
+_ADDRESS_CODES = frozenset({"MessageRejected", "InvalidParameterValue", "InvalidParameter"})
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,18 @@ def limit_of(error: Exception) -> Limit | None:
         return Limit(SPEND, message)
     if code in _THROTTLING_CODES:
         return Limit(QUOTA if "quota" in said else RATE, message)
+    if code == "AccountSendingPausedException":  # SES paused the account's sending
+        return Limit(PAUSED, message)
     return None
+
+
+def about_the_address(error: Exception) -> bool:
+    """Whether a refused send was refused for its address (or number), which quarantines its
+    subscriber once its tries are spent; a fault of ours, SES's or SNS's (a server error, a
+    connection, a permission) fails the send, never the subscriber."""
+    if not isinstance(error, ClientError):
+        return False
+    return str((error.response.get("Error") or {}).get("Code") or "") in _ADDRESS_CODES
 
 
 @lru_cache(maxsize=1)

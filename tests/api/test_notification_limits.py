@@ -5,9 +5,11 @@ import time
 from collections import Counter
 
 import pytest
+from botocore.exceptions import ClientError
 from moto.backends import get_backend
 
 from chalicelib.local import send_limits
+from chalicelib.notify import email
 from tests.sent_mail import sent_mail
 from tests.webhook_sink import WebhookSink
 
@@ -110,3 +112,28 @@ def test_sms_throttled_for_the_rate_is_sent_later_once(world, drain, limits):
     drain()
     assert sent() == Counter(dict.fromkeys(numbers, 1))
     assert states(world) == {"active"}
+
+
+class RefusingSes:
+    """SES answering every send with `code`, as AWS would."""
+
+    def __init__(self, code: str):
+        self.code = code
+
+    def send_raw_email(self, **kwargs):
+        error = {"Error": {"Code": self.code, "Message": f"{self.code} from SES"}}
+        raise ClientError(error, "SendRawEmail")
+
+
+@pytest.mark.parametrize(
+    "code, quarantined", [("InternalFailure", False), ("MessageRejected", True)]
+)
+def test_only_a_refusal_of_the_address_quarantines(world, drain, monkeypatch, code, quarantined):
+    reader = subscribe(
+        world, {"email": f"refused-{code}@example.com", "skip_confirmation_notification": True}
+    )
+    monkeypatch.setattr(email, "_delivery_client", lambda: RefusingSes(code))
+    world.api.post(f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": code}})
+    drain()
+    state = world.api.get(f"/v1/pages/{world.page_id}/subscribers/{reader['id']}").json["state"]
+    assert state == ("quarantined" if quarantined else "active")

@@ -122,3 +122,13 @@ def test_a_lane_known_held_sends_nothing():
     runner.hold("sns", lanes.Held("sms spend limit", 7))
     outcomes = runner.run([lanes.Send("sns", [{"key": "s"}], lambda to: tried.append(to))])
     assert outcomes == {"s": None} and runner.delays == {"s": 7} and tried == []
+
+
+def test_only_an_answer_about_the_address_is_the_subscribers():
+    assert pacing.about_the_address(answer("MessageRejected", "Address blacklisted."))
+    assert pacing.about_the_address(answer("InvalidParameter", "Invalid parameter: PhoneNumber"))
+    assert not pacing.about_the_address(answer("InternalFailure", "SES is down"))
+    assert not pacing.about_the_address(answer("AccessDenied", "not allowed"))
+    assert not pacing.about_the_address(ConnectionError("reset"))
+    paused = answer("AccountSendingPausedException", "Sending paused for this account.")
+    assert pacing.limit_of(paused).kind == pacing.PAUSED
