@@ -120,10 +120,12 @@ class _Limited:
     # Recipients whose last failed send was not refused for their address: not quarantined.
     not_their_fault: set[str] = field(default_factory=set)
 
-    def email_turn(self) -> None:
+    def paced_email(self, to: str, raw: bytes) -> None:
+        """The email sent at its moment of the account's rate (read from SES at the first)."""
         if self.pace is None:
             self.pace = pacing.Pace(EMAIL, pacing.max_send_rate(), self.emails)
         self.pace.turn()
+        email.send_raw(to, raw, delivery=True)
 
     def sent_through(self, channel: str, key: str, send, *args, **kwargs) -> None:
         """`send(*args, **kwargs)` to the recipient `key`: its refusal for a limit held rather
@@ -131,6 +133,8 @@ class _Limited:
         address."""
         try:
             send(*args, **kwargs)
+        except lanes.Held:
+            raise
         except Exception as error:
             limit = pacing.limit_of(error)
             if limit is not None:
@@ -153,9 +157,8 @@ def _email_sends(message: dict, recipients: list[dict], limited: _Limited) -> li
             text = email_body.personalize(message_content["text"], links, recipient)
             html = email_body.personalize(message_content["html"], links, recipient)
             raw = letterhead.message(recipient["email"], text, html, recipient["unsubscribe"])
-            limited.email_turn()
             limited.sent_through(
-                EMAIL, recipient["key"], email.send_raw, recipient["email"], raw, delivery=True
+                EMAIL, recipient["key"], limited.paced_email, recipient["email"], raw
             )
         return []
 

@@ -9,7 +9,7 @@ from botocore.exceptions import ClientError
 from moto.backends import get_backend
 
 from chalicelib.local import send_limits
-from chalicelib.notify import email
+from chalicelib.notify import email, pacing
 from tests.sent_mail import sent_mail
 from tests.webhook_sink import WebhookSink
 
@@ -121,8 +121,10 @@ class RefusingSes:
         self.code = code
 
     def send_raw_email(self, **kwargs):
-        error = {"Error": {"Code": self.code, "Message": f"{self.code} from SES"}}
-        raise ClientError(error, "SendRawEmail")
+        raise ClientError({"Error": {"Code": self.code, "Message": "refused"}}, "SendRawEmail")
+
+    def get_send_quota(self):
+        raise ClientError({"Error": {"Code": self.code, "Message": "refused"}}, "GetSendQuota")
 
 
 @pytest.mark.parametrize(
@@ -137,3 +139,21 @@ def test_only_a_refusal_of_the_address_quarantines(world, drain, monkeypatch, co
     drain()
     state = world.api.get(f"/v1/pages/{world.page_id}/subscribers/{reader['id']}").json["state"]
     assert state == ("quarantined" if quarantined else "active")
+
+
+def test_a_rate_ses_does_not_tell_quarantines_nobody(world, drain, monkeypatch):
+    """GetSendQuota refused (a permission missing, SES down): the email fails, never its
+    subscriber."""
+    reader = subscribe(
+        world, {"email": "unpaced@example.com", "skip_confirmation_notification": True}
+    )
+    monkeypatch.setattr(pacing, "_ses", lambda: RefusingSes("AccessDenied"))
+    pacing.forget_quota()
+    try:
+        world.api.post(f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Unpaced"}})
+        drain()
+    finally:
+        monkeypatch.undo()
+        pacing.forget_quota()
+    state = world.api.get(f"/v1/pages/{world.page_id}/subscribers/{reader['id']}").json["state"]
+    assert state == "active"
