@@ -123,7 +123,11 @@ class _Limited:
     def paced_email(self, to: str, raw: bytes) -> None:
         """The email sent at its moment of the account's rate (read from SES at the first)."""
         if self.pace is None:
-            self.pace = pacing.Pace(EMAIL, pacing.max_send_rate(), self.emails)
+            rate = pacing.max_send_rate()
+            if rate <= 0:  # SES lets the account send nothing now: as a paused account
+                paused = pacing.Limit(pacing.PAUSED, f"MaxSendRate {rate:g}")
+                raise pacing.held_by(paused, EMAIL, self.holds)
+            self.pace = pacing.Pace(EMAIL, rate, self.emails)
         self.pace.turn()
         email.send_raw(to, raw, delivery=True)
 

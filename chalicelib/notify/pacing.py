@@ -53,7 +53,7 @@ _ADDRESS_CODES = frozenset({"MessageRejected", "InvalidParameterValue", "Invalid
 
 @dataclass(frozen=True)
 class Limit:
-    """What a refused send ran into: `kind` RATE, QUOTA or SPEND."""
+    """What a refused send ran into: `kind` RATE, QUOTA, SPEND or PAUSED."""
 
     kind: str
     message: str
