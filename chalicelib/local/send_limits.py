@@ -21,6 +21,8 @@ import threading
 import time
 import warnings
 from collections import deque
+from email import message_from_string
+from email.utils import getaddresses
 
 from moto.core.exceptions import ServiceException
 
@@ -128,16 +130,14 @@ class Limits:
         }
 
 
-def _recipients(destinations, raw_data: str) -> int:
+def _recipients(destinations: list[str] | None, raw_data: str) -> int:
+    """The addresses an email goes to: its Destinations, else (as SES does) the message's To,
+    Cc and Bcc."""
     if destinations:
         return len(destinations)
-    # No Destinations: SES sends to the message's To, Cc and Bcc.
-    from email import message_from_string
-
-    message = message_from_string(raw_data)
-    return max(
-        1, sum(len(str(message.get(h, "")).split(",")) for h in ("To", "Cc", "Bcc") if h in message)
-    )
+    headers = message_from_string(raw_data)
+    fields = [value for name in ("To", "Cc", "Bcc") for value in headers.get_all(name, [])]
+    return max(1, len(getaddresses(fields)))
 
 
 def install() -> Limits:
