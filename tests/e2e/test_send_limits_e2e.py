@@ -13,8 +13,8 @@ from tests.e2e.stack import LocalStack, wait_for
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.e2e
-READERS, PHONES = 8, 3
-RATE, QUOTA = 4, 12  # emails a second, and in 24 hours: the second incident's 8 pass it
+READERS, PHONES = 8, 2
+RATE, QUOTA = 8, 12  # emails a second, and in 24 hours: the second incident's 8 pass it
 LIMITED = {
     "SES_MAX_SEND_RATE": str(RATE),
     "SES_MAX_24_HOUR_SEND": str(QUOTA),
@@ -24,13 +24,19 @@ LIMITED = {
 QUEUED_AGAIN = "held by a limit: queued again"
 
 
-def limits_reached(stack: LocalStack) -> int:
-    """The `SendLimitReached` metric lines in the stack's log."""
+def metric(stack: LocalStack, name: str, channel: str = "email") -> int:
+    """The sum of the metric `name` of `channel` over the stack's log lines."""
     return sum(
-        json.loads(line).get("SendLimitReached", 0)
+        found.get(name, 0)
         for line in stack.logged().splitlines()
-        if line.startswith("{") and "SendLimitReached" in line
+        if line.startswith("{") and name in line
+        for found in [json.loads(line)]
+        if found.get("Channel") == channel
     )
+
+
+def limits_reached(stack: LocalStack) -> int:
+    return metric(stack, "SendLimitReached")
 
 
 def deliveries_in_flight(stack: LocalStack) -> int:
@@ -83,6 +89,8 @@ def test_limits_hold_a_channel_never_a_subscriber_and_it_resumes(tmp_path):
             assert wait_for(lambda: everyone_once(stack.sent_counts(), readers), timeout=15)
             assert stack.sent_counts()["last_at"] - started >= (READERS - 1) / RATE
             assert wait_for(lambda: everyone_once(stack.sent_counts("sms"), phones), timeout=15)
+            assert metric(stack, "NotificationsHeld", "sms") >= 1  # SNS throttled some
+            assert metric(stack, "NotificationsFailed", "sms") == 0
             assert len(sink.received) == 1
 
             # Past the 24-hour quota: 4 more emails, the rest held with the email channel; the
