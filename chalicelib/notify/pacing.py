@@ -37,9 +37,11 @@ QUOTA_READ_SECONDS = 300
 # them), so deliveries running together interleave finely and one ending wastes little.
 RESERVE_SECONDS = 0.25
 MOST_AT_ONCE = 25
-# How long a delivery waits for its sends' moments, at most: the function's timeout is
-# 120 s, and what waits longer goes back to the queue, delayed until about its moment.
-LONGEST_WAIT_SECONDS = 60
+# How long a delivery waits for its sends' moments, at most: well within the function's
+# timeout (120 s) and the local stack's visibility timeout (30 s: a message received longer
+# ago is handed to another poller); what would wait longer goes back to the queue, delayed
+# until about its moment.
+LONGEST_WAIT_SECONDS = 25
 # A send throttled for the rate is sent again this much later (SQS delays by whole seconds).
 THROTTLED_DELAY_SECONDS = 1
 RATE, QUOTA, SPEND, PAUSED = "rate", "quota", "spend limit", "sending paused"
