@@ -31,6 +31,11 @@ SHARE_PERIOD_SECONDS = 300
 # A publish normally leaves the queue within seconds (docs/published-site.md).
 PUBLISH_AGE_SECONDS = 300
 PUBLISH_QUEUE = "publish"
+# What holds each channel when reached (chalicelib/notify/pacing.py).
+LIMITS = {
+    "email": "SES's 24-hour sending quota (or SES paused the account's sending)",
+    "sms": "SNS's monthly SMS spend limit",
+}
 
 
 def _alarm(name: str, description: str, **properties) -> dict:
@@ -141,9 +146,8 @@ def limit_reached_alarms(prefix: str, stage: str) -> dict[str, dict]:
         dimensions = {"Stage": stage, "Channel": channel}
         alarms[f"{to_cfn_resource_name(channel)}LimitReachedAlarm"] = _alarm(
             f"{prefix}-{channel}-limit-reached",
-            f"The account's {channel} limit (SES's 24-hour quota, SNS's SMS spend limit) "
-            "refused a send: the channel is held and its notifications wait. Raise the "
-            "limit (Service Quotas, SES or SNS settings); the channel resumes by itself.",
+            f"{LIMITS[channel]} refused a send: {channel} is held and its notifications "
+            "wait (nobody is quarantined). Raise the limit; the channel resumes by itself.",
             Threshold=0,
             **_metric(
                 delivery_metrics.NAMESPACE,
