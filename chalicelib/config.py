@@ -121,3 +121,38 @@ def local_visibility_seconds() -> int:
     """How long a received message stays hidden on the local stack before it comes back (AWS
     sets it per queue from the function's timeout, `infra/generate.py`)."""
     return int(os.environ.get("LOCAL_VISIBILITY_SECONDS", "30"))
+
+
+def _positive_number(name: str) -> float | None:
+    """A limit set in the environment as a positive number; unset, empty or not one: None."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def ses_max_send_rate() -> float | None:
+    """Emails a second the local emulator's SES takes (`SES_MAX_SEND_RATE`); None: any."""
+    return _positive_number("SES_MAX_SEND_RATE")
+
+
+def ses_max_24_hour_send() -> int | None:
+    """Emails in any 24 hours the local emulator's SES takes (`SES_MAX_24_HOUR_SEND`)."""
+    value = _positive_number("SES_MAX_24_HOUR_SEND")
+    return None if value is None else int(value)
+
+
+def sms_max_send_rate() -> float | None:
+    """Text messages a second the local emulator's SNS publishes (`SMS_MAX_SEND_RATE`)."""
+    return _positive_number("SMS_MAX_SEND_RATE")
+
+
+def send_hold_seconds() -> int:
+    """How long a channel waits, once SES's 24-hour quota or SNS's SMS spend limit refused a
+    send, before it tries again (SES's advice: up to 10 minutes). `SEND_HOLD_SECONDS`: the
+    tests shorten it."""
+    try:
+        return max(1, min(900, int(os.environ.get("SEND_HOLD_SECONDS", "600"))))
+    except ValueError:
+        return 600

@@ -8,7 +8,9 @@ Alarms). Each also says when it is back to OK.
 - a channel failed more than `FAILED_SHARE` of its deliveries over `SHARE_PERIOD_SECONDS`
   (metric math on the counts `chalicelib/notify/delivery_metrics.py` emits);
 - the publish queue's oldest message waited more than `PUBLISH_AGE_SECONDS`: the public pages
-  are that much behind.
+  are that much behind;
+- SES's 24-hour quota or SNS's SMS spend limit refused a send (`SendLimitReached`): email or
+  SMS is held, its messages kept, until the limit lets them go (docs/operations.md).
 """
 
 from chalice.utils import to_cfn_resource_name
@@ -29,6 +31,11 @@ SHARE_PERIOD_SECONDS = 300
 # A publish normally leaves the queue within seconds (docs/published-site.md).
 PUBLISH_AGE_SECONDS = 300
 PUBLISH_QUEUE = "publish"
+# What holds each channel when reached (chalicelib/notify/pacing.py).
+LIMITS = {
+    "email": "SES's 24-hour sending quota (or SES paused the account's sending)",
+    "sms": "SNS's monthly SMS spend limit",
+}
 
 
 def _alarm(name: str, description: str, **properties) -> dict:
@@ -131,6 +138,28 @@ def failed_share_alarms(prefix: str, stage: str) -> dict[str, dict]:
     return alarms
 
 
+def limit_reached_alarms(prefix: str, stage: str) -> dict[str, dict]:
+    """A channel held by its account limit: what it sends waits (nothing is lost, nobody is
+    quarantined) until the limit is raised or the window frees room."""
+    alarms = {}
+    for channel in delivery_metrics.LIMITED_CHANNELS:
+        dimensions = {"Stage": stage, "Channel": channel}
+        alarms[f"{to_cfn_resource_name(channel)}LimitReachedAlarm"] = _alarm(
+            f"{prefix}-{channel}-limit-reached",
+            f"{LIMITS[channel]} refused a send: {channel} is held and its notifications "
+            "wait (nobody is quarantined). Raise the limit; the channel resumes by itself.",
+            Threshold=0,
+            **_metric(
+                delivery_metrics.NAMESPACE,
+                delivery_metrics.LIMIT_REACHED,
+                dimensions,
+                "Sum",
+                SHARE_PERIOD_SECONDS,
+            ),
+        )
+    return alarms
+
+
 def publish_age_alarm(prefix: str, publish_queue: str) -> dict[str, dict]:
     queue = {"QueueName": {"Fn::GetAtt": [publish_queue, "QueueName"]}}
     return {
@@ -159,5 +188,6 @@ def resources(
         **dead_letter_alarms(prefix, dead_letter_queues),
         **function_alarms(prefix, functions),
         **failed_share_alarms(prefix, stage),
+        **limit_reached_alarms(prefix, stage),
         **publish_age_alarm(prefix, publish),
     }

@@ -63,9 +63,14 @@ QUEUE_SENDER_ACTIONS = ["sqs:GetQueueUrl", "sqs:SendMessage"]  # SendMessageBatc
 # What Lambda's event source mapping needs to poll a queue for a function.
 QUEUE_CONSUMER_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
 # chalicelib/notify/email.py: raw MIME (for the List-Unsubscribe headers), and which identities
-# are verified (once per cold start), to send from a page's own address.
+# are verified (once per cold start), to send from a page's own address; notify/pacing.py:
+# the account's sending rate (GetSendQuota, at most every 5 minutes).
 EMAIL_ACTIONS = ["ses:SendRawEmail"]
-EMAIL_IDENTITY_ACTIONS = ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes"]
+EMAIL_IDENTITY_ACTIONS = [
+    "ses:ListIdentities",
+    "ses:GetIdentityVerificationAttributes",
+    "ses:GetSendQuota",
+]
 SMS_ACTIONS = ["sns:Publish"]  # chalicelib/notify/sms.py, to a phone number
 # chalicelib/sitestore/bucket.py: the published site's files (DeleteObjects is DeleteObject),
 # for the publish function only (`cdn.publisher_statements`); the API writes only the uploaded
@@ -456,8 +461,8 @@ def use_statements(uses: list[str]) -> list[dict[str, Any]]:
                 "Sid": "EmailIdentities",
                 "Effect": "Allow",
                 "Action": EMAIL_IDENTITY_ACTIONS,
-                # Listing and reading identities have no resource-level permissions: AWS
-                # requires "*".
+                # Listing and reading identities, and the sending quota, have no
+                # resource-level permissions: AWS requires "*".
                 "Resource": "*",
             },
         ]

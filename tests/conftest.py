@@ -66,6 +66,7 @@ E2E_SECONDS = {
     "test_restart_answers": 17,
     "test_durability_stops": 15,
     "test_published_site_e2e": 14,
+    "test_send_limits_e2e": 14,
     "test_kill_mid_fan_out": 13,
     "test_third_party_e2e": 13,
     "test_public_page_browser": 13,
@@ -169,10 +170,11 @@ def aws():
     from moto import mock_aws
 
     with mock_aws():
-        from chalicelib.local import moto_costs
+        from chalicelib.local import moto_costs, send_limits
         from chalicelib.local.emulator import create_resources
 
         moto_costs.install()
+        send_limits.install()  # SES unlimited, as the local stack's: moto alone says 1 a second
         create_resources()
         # What the session made (modules, the emulator's tables) lives as long as it: no
         # full collection needs to walk it again (they took 0.2-0.4 s each).

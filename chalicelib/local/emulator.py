@@ -29,7 +29,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import child, moto_costs, sent_messages
+from chalicelib.local import child, moto_costs, send_limits, sent_messages
 from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import JournalRefused
 from chalicelib.notify import queues
@@ -134,6 +134,7 @@ class Emulator:
     def __init__(self, port: int, data_dir: Path):
         moto_costs.install()
         sent_messages.install()  # for the outbox page, `GET /_local/sent.json`
+        send_limits.install()  # SES_MAX_SEND_RATE, SES_MAX_24_HOUR_SEND, SMS_MAX_SEND_RATE
         self.journal = Journal(data_dir, _Dispatcher(create_backend_app), config.region())
         # Before the port is bound: a start that will be refused is refused before anything
         # listens (`JournalRefused`).

@@ -5,19 +5,24 @@ Kept in the emulator's process, the one place the sends of every process (the AP
 event functions') arrive: moto's backends are wrapped to note each message as they accept it,
 since moto keeps no time of sending and no order across the two services. Only the last
 `MAX_KEPT` are kept, and nothing across a restart (moto keeps no sent message either).
-Served as JSON, newest first, at `GET /_local/sent.json` on the emulator's port.
+Served as JSON, newest first, at `GET /_local/sent.json` on the emulator's port. How many
+messages each address was sent since the start, and the moment of the last, are kept for all
+(`GET /_local/sent-counts.json`): what a test or a benchmark of thousands counts.
 """
 
 import json
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 
 PATH = "/_local/sent.json"
+COUNTS_PATH = "/_local/sent-counts.json"
 MAX_KEPT = 500
 
 _sent: deque = deque(maxlen=MAX_KEPT)
+_counts: dict[str, Counter] = {"email": Counter(), "sms": Counter()}
+_last_at: dict[str, float] = {}
 _lock = threading.Lock()
 _installed = False
 
@@ -59,7 +64,19 @@ def install() -> None:
 
 def _note(message: dict) -> None:
     with _lock:
-        _sent.append({**message, "sent_at": time.time()})
+        moment = time.time()
+        _sent.append({**message, "sent_at": moment})
+        _counts[message["kind"]].update(message["to"])
+        _last_at[message["kind"]] = moment
+
+
+def counts() -> dict:
+    """Per kind: how many messages each address was sent, and when the last was."""
+    with _lock:
+        return {
+            kind: {"to": dict(counted), "last_at": _last_at.get(kind)}
+            for kind, counted in _counts.items()
+        }
 
 
 def sent() -> list[dict]:
@@ -72,12 +89,13 @@ def serving(app: Callable) -> Callable:
     """The emulator's WSGI app, answering `GET PATH` itself."""
 
     def wsgi(environ: dict, start_response: Callable) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") != PATH:
+        answers = {PATH: sent, COUNTS_PATH: counts}
+        if environ.get("PATH_INFO") not in answers:
             return app(environ, start_response)
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             start_response("405 Method Not Allowed", [("Allow", "GET"), ("Content-Length", "0")])
             return [b""]
-        body = json.dumps(sent()).encode()
+        body = json.dumps(answers[environ["PATH_INFO"]]()).encode()
         start_response(
             "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         )

@@ -235,6 +235,21 @@ class Reached:
         mine.wait()
 
 
+def release(claimed: Claimed, event_id: str, subscriber_ids: list[str]) -> None:
+    """Give up the claims of recipients this delivery holds and did not send to (a limit of
+    SES or SNS held them; their message is back on the queue): the delivery that sends to
+    them later claims them anew. Called before `settle`, which would count them as sent.
+    No condition: the claims are this delivery's, within their lease (BatchWriteItem, 25 a
+    call)."""
+    if not subscriber_ids:
+        return
+    held = set(claimed.ours)
+    with DeliveryClaim.batch_write() as writes:
+        for subscriber_id in subscriber_ids:
+            if subscriber_id in held:
+                writes.delete(DeliveryClaim(_key(event_id, subscriber_id)))
+
+
 def settle(claimed: Claimed, failed: list[str]) -> None:
     """The batch has sent: one write settles every claim it holds."""
     if not claimed.ours:

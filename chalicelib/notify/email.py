@@ -4,6 +4,7 @@ verified it."""
 from functools import lru_cache
 
 import boto3
+from botocore.config import Config
 
 from chalicelib import config
 from chalicelib.notify import mime
@@ -15,6 +16,16 @@ _IDENTITIES_PER_CALL = 100
 @lru_cache(maxsize=1)
 def _client():
     return boto3.client("ses", region_name=config.region())
+
+
+@lru_cache(maxsize=1)
+def _delivery_client():
+    """One try per call: a delivery sees SES's `Throttling` itself and sends the email later
+    (`notify/pacing.py`), where the SDK would try it again up to 4 times within seconds,
+    against a rate or a 24-hour quota that seconds do not restore."""
+    return boto3.client(
+        "ses", region_name=config.region(), config=Config(retries={"total_max_attempts": 1})
+    )
 
 
 @lru_cache(maxsize=1)
@@ -50,12 +61,13 @@ def sender_for(profile: dict) -> str:
     return mime.sender(profile.get("name") or "", address)
 
 
-def send_raw(to: str, message: bytes) -> None:
+def send_raw(to: str, message: bytes, *, delivery: bool = False) -> None:
     """The recipient is named to SES, not left to the To header: an address that a header
-    would read as two can never reach the second."""
+    would read as two can never reach the second. A `delivery` (a notification) is tried once
+    (`_delivery_client`); a confirmation, sent while its request waits, as the SDK retries."""
     # The configuration set (on AWS) sends its bounces and complaints to `ses_events`.
     configuration_set = config.ses_configuration_set()
-    _client().send_raw_email(
+    (_delivery_client() if delivery else _client()).send_raw_email(
         Destinations=[mime.ascii_address(to)],
         RawMessage={"Data": message},
         **({"ConfigurationSetName": configuration_set} if configuration_set else {}),

@@ -7,6 +7,11 @@ At most `workers` sends run at once and at most `per_lane` of one lane, so one h
 never take every worker. A failed send is tried again after a pause, up to `ATTEMPTS` times
 within `RETRY_WINDOW_SECONDS` (CONTRACT.md, Delivery); while it waits, the workers serve the
 others.
+
+A send that raises `Held` (SES's rate or quota, SNS's spend limit: the channel cannot take it
+now) neither failed nor reached anyone: it is not tried again here, and neither is any send
+of its lane not yet started; their recipients' outcome is None, with the delay after which
+they may be sent (`Lanes.delays`).
 """
 
 import contextvars
@@ -40,9 +45,21 @@ class Send:
     order: int = field(default_factory=itertools.count().__next__)
 
 
-def _run(send: Send) -> list[dict]:
+class Held(Exception):
+    """The lane cannot send now (a limit of the service it sends through): try again after
+    `delay_seconds`. Never the recipients' failure."""
+
+    def __init__(self, why: str, delay_seconds: float):
+        super().__init__(why)
+        self.why = why
+        self.delay_seconds = delay_seconds
+
+
+def _run(send: Send) -> "list[dict] | Held":
     try:
         return send.attempt(send.recipients)
+    except Held as held:
+        return held
     except Exception:
         logger.exception("a send in lane %s failed", send.lane)
         return send.recipients
@@ -56,10 +73,18 @@ class Lanes:
         self.waiting: list[tuple[float, int, Send]] = []  # retries, by when they are due
         self.running: dict[Future, Send] = {}
         self.busy: dict[str, int] = {}
-        self.outcomes: dict[str, bool] = {}
+        self.outcomes: dict[str, bool | None] = {}
+        self.delays: dict[str, float] = {}  # recipient key -> seconds, for those held
+        self.held: dict[str, Held] = {}  # lanes held for the rest of the run
 
     def _queue(self, send: Send) -> None:
         self.ready.setdefault(send.lane, deque()).append(send)
+
+    def _hold(self, send: Send, held: Held) -> None:
+        for recipient in send.recipients:
+            if recipient["key"] not in self.outcomes:
+                self.outcomes[recipient["key"]] = None
+                self.delays[recipient["key"]] = held.delay_seconds
 
     def _start_what_may(self, pool: ThreadPoolExecutor) -> None:
         now = time.monotonic()
@@ -67,6 +92,11 @@ class Lanes:
             self._queue(heapq.heappop(self.waiting)[2])
         for lane in list(self.ready):
             queued = self.ready[lane]
+            if lane in self.held:
+                while queued:
+                    self._hold(queued.popleft(), self.held[lane])
+                del self.ready[lane]
+                continue
             while queued and len(self.running) < self.workers:
                 if self.busy.get(lane, 0) >= self.per_lane(lane):
                     break
@@ -84,6 +114,10 @@ class Lanes:
         send = self.running.pop(future)
         self.busy[send.lane] -= 1
         failed = future.result()
+        if isinstance(failed, Held):
+            self.held.setdefault(send.lane, failed)
+            self._hold(send, failed)
+            return
         failed_keys = {recipient["key"] for recipient in failed}
         for recipient in send.recipients:
             if recipient["key"] not in failed_keys:
@@ -99,8 +133,12 @@ class Lanes:
         for recipient in failed:
             self.outcomes[recipient["key"]] = False
 
-    def run(self, sends: list[Send]) -> dict[str, bool]:
-        """Run every send to its end; returns recipient key -> delivered."""
+    def hold(self, lane: str, held: Held) -> None:
+        """Send nothing of `lane` in this run (it is known held before it starts)."""
+        self.held[lane] = held
+
+    def run(self, sends: list[Send]) -> dict[str, bool | None]:
+        """Run every send to its end; returns recipient key -> delivered (None: held)."""
         for send in sends:
             self._queue(send)
         with ThreadPoolExecutor(max_workers=self.workers) as pool:

@@ -50,10 +50,13 @@ def _sends(bodies: list[str]) -> list[list[str]]:
     return [group for group in groups if group]
 
 
-def send_batch(short_name: str, messages: list[dict]) -> None:
+def send_batch(short_name: str, messages: list[dict], delay_seconds: int = 0) -> None:
     """As few calls as SQS allows (10 messages, 256 KiB a call)."""
+    delayed = {"DelaySeconds": delay_seconds} if delay_seconds else {}
     for group in _sends([json.dumps(message) for message in messages]):
-        entries = [{"Id": str(number), "MessageBody": body} for number, body in enumerate(group)]
+        entries = [
+            {"Id": str(number), "MessageBody": body, **delayed} for number, body in enumerate(group)
+        ]
         answer = _client().send_message_batch(QueueUrl=_url(short_name), Entries=entries)
         if answer.get("Failed"):
             raise RuntimeError(f"SQS refused {len(answer['Failed'])} messages")

@@ -3,6 +3,7 @@
 from functools import lru_cache
 
 import boto3
+from botocore.config import Config
 
 from chalicelib import config
 
@@ -23,14 +24,18 @@ _LEAST_TEXT = 40
 ELLIPSIS = "..."
 
 
-@lru_cache(maxsize=1)
-def _client():
-    return boto3.client("sns", region_name=config.region())
+@lru_cache(maxsize=2)
+def _client(tries: int):
+    return boto3.client(
+        "sns", region_name=config.region(), config=Config(retries={"total_max_attempts": tries})
+    )
 
 
-def send_sms(phone_number: str, text: str) -> None:
-    """`phone_number` in E.164 form (`+15551234567`)."""
-    _client().publish(PhoneNumber=phone_number, Message=text[:MAX_LENGTH])
+def send_sms(phone_number: str, text: str, *, delivery: bool = False) -> None:
+    """`phone_number` in E.164 form (`+15551234567`). A `delivery` is tried once: it sees
+    SNS's throttling itself and sends the message later (`notify/pacing.py`); a confirmation,
+    sent while its request waits, is retried by the SDK (5 tries, its default)."""
+    _client(1 if delivery else 5).publish(PhoneNumber=phone_number, Message=text[:MAX_LENGTH])
 
 
 def is_gsm7(text: str) -> bool:

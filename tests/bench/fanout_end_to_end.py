@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,14 @@ class FanOutFigures:
         ]
 
 
-def _make_subscribers(stack: LocalStack, key: str, page_id: str, sink: CountingSink, count: int):
+def make_subscribers(
+    stack: LocalStack, page: dict, count: int, subscriber: Callable[[int], dict]
+) -> None:
+    """`count` subscribers of the page `admin bootstrap` made, through the API,
+    `CREATING_AT_ONCE` at a time: `subscriber(n)` is the n-th's body (from 1). Says how long
+    it took."""
+    key, page_id = page["api_key"], page["page_id"]
+    started = time.perf_counter()
     session = threading.local()
 
     def create(number: int) -> None:
@@ -162,7 +170,7 @@ def _make_subscribers(stack: LocalStack, key: str, page_id: str, sink: CountingS
             session.value = requests.Session()
         answer = session.value.post(
             f"{stack.url}/v1/pages/{page_id}/subscribers",
-            json={"subscriber": {"endpoint": sink.url(number), "email": "o@example.com"}},
+            json={"subscriber": subscriber(number)},
             headers={"Authorization": f"OAuth {key}"},
             timeout=60,
         )
@@ -170,6 +178,23 @@ def _make_subscribers(stack: LocalStack, key: str, page_id: str, sink: CountingS
 
     with ThreadPoolExecutor(CREATING_AT_ONCE) as pool:
         list(pool.map(create, range(1, count + 1)))
+    print(
+        f"made {count} subscribers through the API in {time.perf_counter() - started:.1f} s",
+        flush=True,
+    )
+
+
+def create_incident(stack: LocalStack, key: str, page_id: str) -> tuple[dict, float]:
+    """The bench's incident, through the API: its body and the wall-clock time of the answer."""
+    answer = stack.send(
+        "POST",
+        f"/v1/pages/{page_id}/incidents",
+        key,
+        {"incident": {"name": "Bench", "body": "Everything is on fire"}},
+    )
+    answered = time.time()
+    assert answer.status_code == 201, answer.text
+    return answer.json(), answered
 
 
 class Profiler:
@@ -212,24 +237,16 @@ def run(subscribers: int, profile: Path | None = None) -> FanOutFigures:
         try:
             page = stack.admin("bootstrap")
             key, page_id = page["api_key"], page["page_id"]
-            started = time.perf_counter()
-            _make_subscribers(stack, key, page_id, sink, subscribers)
-            print(
-                f"made {subscribers} webhook subscribers through the API in "
-                f"{time.perf_counter() - started:.1f} s",
-                flush=True,
+            make_subscribers(
+                stack,
+                page,
+                subscribers,
+                lambda n: {"endpoint": sink.url(n), "email": "o@example.com"},
             )
             profiler = Profiler(stack, profile) if profile else None
             if profiler:
                 profiler.__enter__()
-            answer = stack.send(
-                "POST",
-                f"/v1/pages/{page_id}/incidents",
-                key,
-                {"incident": {"name": "Bench", "body": "Everything is on fire"}},
-            )
-            answered = time.time()
-            assert answer.status_code == 201, answer.text
+            incident, answered = create_incident(stack, key, page_id)
             deadline = time.monotonic() + 300
             while sink.reached() < subscribers and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -245,7 +262,7 @@ def run(subscribers: int, profile: Path | None = None) -> FanOutFigures:
                 0.0,
             )
             sink.reset()
-            body = json.dumps({"meta": {}, "incident": answer.json()}).encode()
+            body = json.dumps({"meta": {}, "incident": incident}).encode()
             figures.bare_rate = bare_concurrent_loop(
                 sink.url(1), BARE_POSTS, DELIVERY_CONCURRENCY, body
             )

@@ -13,6 +13,7 @@ import boto3
 import requests
 
 from chalicelib import config
+from chalicelib.local import sent_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = "Status page API ready on"
@@ -136,6 +137,14 @@ class LocalStack:
                 aws_secret_access_key="local",
             )
         return self.clients[service]
+
+    def sent_counts(self, kind: str = "email") -> dict:
+        """The emulator's count of the emails (or `sms`) sent to each address since it
+        started, under `to`, and the wall-clock time of the last, under `last_at`."""
+        answer = requests.get(
+            f"http://127.0.0.1:{self.moto_port}{sent_messages.COUNTS_PATH}", timeout=30
+        )
+        return answer.json()[kind]
 
     def messages_in(self, queue: str) -> int:
         """How many messages the queue named `queue` holds: waiting, received or delayed."""

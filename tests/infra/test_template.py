@@ -184,11 +184,12 @@ def test_no_policy_grants_a_wildcard_action(resources):
             assert "*" not in action, f"{name}: {action}"
 
 
-# An SMS goes to a phone number, which has no ARN, and listing SES identities has no
-# resource-level permission: AWS requires Resource "*" for these, and only for these.
+# An SMS goes to a phone number, which has no ARN, and listing SES identities and reading the
+# account's sending quota have no resource-level permission: AWS requires Resource "*" for
+# these, and only for these.
 STAR_ACTIONS = [
     ["sns:Publish"],
-    ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes"],
+    ["ses:ListIdentities", "ses:GetIdentityVerificationAttributes", "ses:GetSendQuota"],
 ]
 
 
