@@ -41,14 +41,16 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# The package check runs beside the suite, at the lowest priority: it takes the cores the
-# suite leaves idle while its end-to-end tests wait, not the suite's. Its output follows the
-# suite's, and either failing fails `make test`.
+# The package check and the deploy rehearsal run beside the suite, one after the other on the
+# same package, at the lowest priority: they take the cores the suite leaves idle while its
+# end-to-end tests wait, not the suite's. Their output follows the suite's, and any of them
+# failing fails `make test` (`-k`: a failed check still lets the rehearsal run).
 test: lint chromium node
-	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
+	@nice -n 19 $(MAKE) --no-print-directory -k infra-check deploy-rehearsal \
+		> .infra-check.log 2>&1 & checking=$$!; \
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
-	[ $$checked -eq 0 ] || echo "make infra-check failed (above)"; \
+	[ $$checked -eq 0 ] || echo "make infra-check or make deploy-rehearsal failed (above)"; \
 	[ $$tested -eq 0 ] && [ $$checked -eq 0 ]
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
@@ -121,6 +123,21 @@ package: $(PACKAGE_VENV)/.installed
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
 		$(PACKAGE_VENV)/bin/chalice package --stage prod --merge-template infra/resources.json $(DIST)
 	@ls -l $(DIST)
+
+# The deploy of docs/deploy.md, rehearsed against an emulator of its own (infra/rehearsal.py):
+# its commands as written, with the AWS CLI of its own venv, then the stack it made checked
+# against the code, and a write and a read through the API on the tables it made.
+AWSCLI_VENV := .venv-awscli
+
+$(AWSCLI_VENV)/.installed: infra/requirements-awscli.txt
+	rm -rf $(AWSCLI_VENV)
+	$(PYTHON) -m venv $(AWSCLI_VENV)
+	$(AWSCLI_VENV)/bin/python -m pip --disable-pip-version-check -q install --no-compile -r infra/requirements-awscli.txt
+	touch $@
+
+.PHONY: deploy-rehearsal
+deploy-rehearsal: package $(VENV)/.local $(CFNLINT_VENV)/.installed $(AWSCLI_VENV)/.installed
+	$(PY) -m infra.rehearsal $(DIST)
 
 infra-check: package $(CFNLINT_VENV)/.installed
 	$(CFNLINT_VENV)/bin/cfn-lint $(DIST)/sam.json
