@@ -41,9 +41,9 @@ NOWHERE = "http://127.0.0.1:9"
 READERS_OWN = ("AWS_PROFILE", "AWS_DEFAULT_REGION")
 
 
-def aws_environment(endpoint: str) -> dict[str, str]:
+def aws_environment(endpoint: str | None) -> dict[str, str]:
     """What every AWS client of the rehearsal runs with: the emulator only."""
-    return {
+    variables = {
         "AWS_ACCESS_KEY_ID": "rehearsal",
         "AWS_SECRET_ACCESS_KEY": "rehearsal",
         "AWS_DEFAULT_REGION": REGION,
@@ -59,15 +59,22 @@ def aws_environment(endpoint: str) -> dict[str, str]:
         "NO_PROXY": "localhost,127.0.0.1",
         "STAGE": STAGE,
     }
+    return {key: value for key, value in variables.items() if value is not None}
+
+
+def _without_aws(environment: dict[str, str]) -> dict[str, str]:
+    """The environment less every AWS setting and proxy of the machine's (a profile, a
+    session token, a proxy of its own): the rehearsal's own replace them."""
+    proxies = ("http_proxy", "https_proxy", "no_proxy", "all_proxy")
+    return {
+        key: value
+        for key, value in environment.items()
+        if not key.startswith("AWS_") and key.lower() not in proxies
+    }
 
 
 def _environment_of_processes(variables: dict[str, str]) -> dict[str, str]:
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith("AWS_") and key.lower() not in ("http_proxy", "https_proxy")
-    }
-    return {**environment, **variables}
+    return {**_without_aws(dict(os.environ)), **variables}
 
 
 def run_cli(words: list[str], endpoint: str, variables: dict[str, str]) -> str:
@@ -288,19 +295,27 @@ def _by_type(resources: dict[str, str]) -> dict[str, list[str]]:
     return dict(sorted(grouped.items()))
 
 
-def rehearse(dist: Path) -> list[str]:
-    from infra.rehearsal_emulator import RehearsalEmulator
+def _use_in_this_process(variables: dict[str, str]) -> None:
+    kept = _without_aws(dict(os.environ))
+    os.environ.clear()
+    os.environ.update({**kept, **variables})
 
+
+def rehearse(dist: Path) -> list[str]:
     report = []
     template_size = (dist / "sam.json").stat().st_size
     compact = len(json.dumps(json.loads((dist / "sam.json").read_text()), separators=(",", ":")))
     report.append(f"template dist/sam.json: {template_size:,} bytes ({compact:,} compact)")
+    # Before moto is imported (it reads the AWS profile then); the endpoint once it listens.
+    _use_in_this_process(aws_environment(None))
+    from infra.rehearsal_emulator import RehearsalEmulator
+
     emulator = RehearsalEmulator()
     endpoint = emulator.start()
     variables = aws_environment(endpoint)
     # The rehearsal's own clients (the checks, the app) see the emulator only, and the
     # models are named for the prod stage before anything imports them.
-    os.environ.update(variables)
+    _use_in_this_process(variables)
     try:
         stack, skipped = deploy(endpoint, variables, dist, report)
         created = Counter(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
-from chalice.app import Rate, ScheduledEventConfig, SQSEventConfig
+from chalice.app import Rate, ScheduledEventConfig, SNSEventConfig, SQSEventConfig
 
 from chalicelib import config
 from infra import generate
@@ -169,7 +169,27 @@ def functions(stack: Stack) -> list[str]:
             found = [(m["EventSourceArn"], m["BatchSize"]) for m in mappings]
             if found != [(queue_arn, source.batch_size)]:
                 problems.append(f"{name}: reads {found}, not {queue_arn} by {source.batch_size}")
+        elif isinstance(source, SNSEventConfig):
+            problems += [f"{name}: {problem}" for problem in _topic_trigger_problems(name, source)]
     return problems
+
+
+def _topic_trigger_problems(function_name: str, source: SNSEventConfig) -> list[str]:
+    """The topic exists and may invoke the function. (The subscription itself is one of the
+    resources the emulator's CloudFormation does not create: tests/infra checks it.)"""
+    topics = _client("sns").get_paginator("list_topics").paginate()
+    arns = [t["TopicArn"] for page in topics for t in page["Topics"]]
+    matching = [arn for arn in arns if arn.rsplit(":", 1)[-1] == source.topic]
+    if len(matching) != 1:
+        return [f"no topic {source.topic}"]
+    policy = json.loads(_client("lambda").get_policy(FunctionName=function_name)["Policy"])
+    allowed = [
+        statement
+        for statement in policy["Statement"]
+        if statement.get("Principal", {}).get("Service") == "sns.amazonaws.com"
+        and matching[0] in json.dumps(statement.get("Condition", {}))
+    ]
+    return [] if allowed else [f"{source.topic} may not invoke it ({policy['Statement']})"]
 
 
 def _environment_problems(stack: Stack, variables: dict[str, str]) -> list[str]:
