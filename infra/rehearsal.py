@@ -175,6 +175,8 @@ def deploy(endpoint: str, variables: dict[str, str], dist: Path, report: list[st
     skipped: dict[str, str] = {}
     outputs: list[dict] = []
     for words in commands:
+        started = time.monotonic()
+        as_written = " ".join(words[:3])
         if words[1:3] == ["cloudformation", "deploy"]:
             size = packaged.stat().st_size
             report.append(
@@ -184,7 +186,10 @@ def deploy(endpoint: str, variables: dict[str, str], dist: Path, report: list[st
             if size > TEMPLATE_URL_LIMIT:
                 raise RehearsalFailed(f"{packaged} is over CloudFormation's template limit")
             skipped = emulated_template(packaged, emulated, variables)
+            report.append(f"SAM transform: {time.monotonic() - started:.1f} s")
+            started = time.monotonic()
             words = deploy_doc.with_option(words, "--template-file", str(emulated))
+            as_written += f" (of {emulated.relative_to(ROOT)}, the SAM transform's)"
             try:
                 run_cli(words, endpoint, variables)
             except RehearsalFailed as failure:
@@ -194,6 +199,7 @@ def deploy(endpoint: str, variables: dict[str, str], dist: Path, report: list[st
             printed = run_cli(words, endpoint, variables)
             if words[1:3] == ["cloudformation", "describe-stacks"]:
                 outputs = json.loads(printed)
+        report.append(f"ran {as_written}: {time.monotonic() - started:.1f} s")
     stack_name = deploy_doc.option(deploy_words, "--stack-name")
     template = json.loads(emulated.read_text())
     missing = set(template.get("Outputs", {})) - {output["OutputKey"] for output in outputs}
