@@ -62,13 +62,23 @@ def _named_from_its_definition(properties: dict) -> dict:
     return {**properties, "Name": definition["info"]["title"]}
 
 
+def http_method(key: str) -> str:
+    """The method of a definition's path key: API Gateway's extension for any method is `ANY`
+    (moto would take the key itself for a method's name)."""
+    return "ANY" if key == "x-amazon-apigateway-any-method" else key.upper()
+
+
 def _import_routes(api: RestAPI, properties: dict, account_id: str, region_name: str) -> None:
     definition = properties.get("Body")
     if definition is None:
         return
     # moto imports OpenAPI 3 only; the paths and their integrations read the same in
     # Swagger 2, which is what Chalice writes.
-    imported = {"openapi": "3.0.1", "info": definition["info"], "paths": definition["paths"]}
+    paths = {
+        path: {http_method(key): method for key, method in methods.items()}
+        for path, methods in definition["paths"].items()
+    }
+    imported = {"openapi": "3.0.1", "info": definition["info"], "paths": paths}
     backend = apigateway_backends[account_id][region_name]
     backend.put_rest_api(api.id, imported, fail_on_warnings=False, mode="overwrite")
     for response_type, response in definition.get(

@@ -20,6 +20,7 @@ from chalice.app import Rate, ScheduledEventConfig, SNSEventConfig, SQSEventConf
 
 from chalicelib import config
 from infra import generate
+from infra.rehearsal_emulator import http_method
 
 STAGE = generate.DEFAULT_STAGE
 PACKAGE_RUNTIME = "python3.13"
@@ -64,6 +65,9 @@ def tables(stack: Stack) -> list[str]:
             continue
         table = dynamodb.describe_table(TableName=name)["Table"]
         wanted = table_definition(model)
+        billing = table.get("BillingModeSummary", {}).get("BillingMode")
+        if billing != wanted["BillingMode"]:
+            problems.append(f"{name}: billed {billing}, not {wanted['BillingMode']}")
         if table["KeySchema"] != wanted["KeySchema"]:
             problems.append(f"{name}: keys {table['KeySchema']}, the model's {wanted['KeySchema']}")
         attributes = sorted(table["AttributeDefinitions"], key=lambda a: a["AttributeName"])
@@ -336,8 +340,8 @@ def api(stack: Stack) -> list[str]:
         if resource is None:
             problems.append(f"{path}: no resource")
             continue
-        for method in methods:
-            method = "ANY" if method == "x-amazon-apigateway-any-method" else method.upper()
+        for key in methods:
+            method = http_method(key)
             integration = apigateway.get_integration(
                 restApiId=api_id, resourceId=resource["id"], httpMethod=method
             )
