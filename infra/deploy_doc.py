@@ -71,6 +71,19 @@ def option(words: list[str], name: str) -> str | None:
     return words[words.index(name) + 1]
 
 
+def parameter_overrides(words: list[str]) -> dict[str, str]:
+    """`--parameter-overrides A=1 B=2` of a `deploy` command: the values a reader
+    gives the stack's parameters."""
+    start = words.index("--parameter-overrides") + 1
+    found = {}
+    for word in words[start:]:
+        if word.startswith("--"):
+            break
+        name, _, value = word.partition("=")
+        found[name] = value
+    return found
+
+
 def with_option(words: list[str], name: str, value: str) -> list[str]:
     """The command with `name`'s value replaced."""
     changed = list(words)

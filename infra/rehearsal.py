@@ -41,6 +41,10 @@ NOWHERE = "http://127.0.0.1:9"
 READERS_OWN = ("AWS_PROFILE", "AWS_DEFAULT_REGION")
 
 
+class RehearsalFailed(Exception):
+    """A step of the deploy, or a check of what it made, failed: the message says which."""
+
+
 def aws_environment(endpoint: str | None) -> dict[str, str]:
     """What every AWS client of the rehearsal runs with: the emulator only."""
     variables = {
@@ -77,10 +81,9 @@ def _environment_of_processes(variables: dict[str, str]) -> dict[str, str]:
     return {**_without_aws(dict(os.environ)), **variables}
 
 
-def run_cli(words: list[str], endpoint: str, variables: dict[str, str]) -> str:
-    """A doc's `aws ...` command, with the CLI of .venv-awscli and the emulator's endpoint."""
-    assert words[0] == "aws", words
-    command = [str(AWS_CLI), *words[1:], "--endpoint-url", endpoint]
+def _run(command: list[str], variables: dict[str, str]) -> str:
+    """A command of the rehearsal, from the checkout, in the emulator's environment; what it
+    printed."""
     done = subprocess.run(
         command,
         cwd=ROOT,
@@ -90,26 +93,16 @@ def run_cli(words: list[str], endpoint: str, variables: dict[str, str]) -> str:
     )
     if done.returncode != 0:
         raise RehearsalFailed(
-            f"`{' '.join(words)}` failed ({done.returncode}):\n{done.stdout[-3000:]}"
+            f"`{' '.join(command)}` failed ({done.returncode}):\n{done.stdout[-3000:]}"
             f"{done.stderr[-3000:]}"
         )
     return done.stdout
 
 
-class RehearsalFailed(Exception):
-    pass
-
-
-def parameter_overrides(words: list[str]) -> dict[str, str]:
-    """`--parameter-overrides A=1 B=2` of a `deploy` command."""
-    start = words.index("--parameter-overrides") + 1
-    found = {}
-    for word in words[start:]:
-        if word.startswith("--"):
-            break
-        name, _, value = word.partition("=")
-        found[name] = value
-    return found
+def run_cli(words: list[str], endpoint: str, variables: dict[str, str]) -> str:
+    """A doc's `aws ...` command, with the CLI of .venv-awscli and the emulator's endpoint."""
+    assert words[0] == "aws", words
+    return _run([str(AWS_CLI), *words[1:], "--endpoint-url", endpoint], variables)
 
 
 def emulated_template(packaged: Path, target: Path, variables: dict[str, str]) -> dict[str, str]:
@@ -119,15 +112,7 @@ def emulated_template(packaged: Path, target: Path, variables: dict[str, str]) -
     from infra.rehearsal_emulator import creatable_types
 
     transformed = target.with_suffix(".transformed.json")
-    done = subprocess.run(
-        [str(SAM_PYTHON), "-m", "infra.sam_transform", str(packaged), str(transformed)],
-        cwd=ROOT,
-        env=_environment_of_processes(variables),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RehearsalFailed(f"the SAM transform failed:\n{done.stderr[-3000:]}")
+    _run([str(SAM_PYTHON), "-m", "infra.sam_transform", str(packaged), str(transformed)], variables)
     template, skipped = emulated.for_emulator(
         json.loads(transformed.read_text()), creatable_types()
     )
@@ -208,7 +193,7 @@ def deploy(endpoint: str, variables: dict[str, str], dist: Path, report: list[st
     stack = Stack(
         name=stack_name,
         template=template,
-        parameters=parameter_overrides(deploy_words),
+        parameters=deploy_doc.parameter_overrides(deploy_words),
         physical_ids=_physical_ids(stack_name),
     )
     return stack, skipped
@@ -226,14 +211,14 @@ def stop_event_sources() -> int:
     return len(mappings)
 
 
-def api_function_environment(stack) -> dict[str, str]:
+def api_function_environment() -> dict[str, str]:
+    """The environment the stack gave the API's function."""
     import boto3
 
-    from infra import generate
+    from infra import stack_checks
 
-    (api,) = [f for f in generate.functions(STAGE) if f["name"] == "api_handler"]
     configuration = boto3.client("lambda", region_name=REGION).get_function_configuration(
-        FunctionName=api["function_name"]
+        FunctionName=stack_checks.api_function()["function_name"]
     )
     return configuration["Environment"]["Variables"]
 
@@ -244,16 +229,7 @@ def first_organization(variables: dict[str, str]) -> dict:
 
     doc_variables, words = deploy_doc.first_organization_command()
     own = {key: value for key, value in doc_variables.items() if key not in READERS_OWN}
-    done = subprocess.run(
-        words,
-        cwd=ROOT,
-        env=_environment_of_processes({**variables, **own}),
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        raise RehearsalFailed(f"`{' '.join(words)}` failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout)
+    return json.loads(_run(words, {**variables, **own}))
 
 
 def api_round_trip(organization: dict) -> list[str]:
@@ -350,7 +326,7 @@ def rehearse(dist: Path) -> list[str]:
             raise RehearsalFailed(f"{len(failed)} problem(s) in the stack (above)")
         stopped = stop_event_sources()
         report.append(f"{stopped} queue triggers turned off (moto runs functions in Docker)")
-        api_environment = api_function_environment(stack)
+        api_environment = api_function_environment()
         os.environ.update(api_environment)
         organization = first_organization({**variables, **api_environment})
         report += api_round_trip(organization)

@@ -130,9 +130,18 @@ def queues(stack: Stack) -> list[str]:
     return problems
 
 
+# Chalice's name for the function behind the REST API.
+API_FUNCTION = "api_handler"
+
+
+def api_function() -> dict:
+    (found,) = [function for function in _functions() if function["name"] == API_FUNCTION]
+    return found
+
+
 def _handler_of(function: dict) -> str:
     """Chalice's handler string: the REST API is `app.app`, each other function its name."""
-    return "app.app" if function["name"] == "api_handler" else f"app.{function['name']}"
+    return "app.app" if function["name"] == API_FUNCTION else f"app.{function['name']}"
 
 
 def _event_sources() -> dict[str, Any]:
@@ -326,8 +335,7 @@ def api(stack: Stack) -> list[str]:
     (rest_api,) = stack.logical_ids("AWS::ApiGateway::RestApi")
     api_id = stack.physical_ids[rest_api]
     definition = stack.template["Resources"][rest_api]["Properties"]["Body"]
-    (handler,) = [f for f in _functions() if f["name"] == "api_handler"]
-    function_arn = lambda_.get_function_configuration(FunctionName=handler["function_name"])[
+    function_arn = lambda_.get_function_configuration(FunctionName=api_function()["function_name"])[
         "FunctionArn"
     ]
     pages = apigateway.get_paginator("get_resources").paginate(restApiId=api_id)

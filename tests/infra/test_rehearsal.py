@@ -80,10 +80,8 @@ def test_the_doc_packages_to_yaml_which_stays_under_cloudformations_limit():
 
 
 def test_the_doc_gives_every_parameter_without_a_default_and_no_unknown_one(template):
-    from infra.rehearsal import parameter_overrides
-
     _, _, deploy, _ = deploy_doc.deploy_commands()
-    given = set(parameter_overrides(deploy))
+    given = set(deploy_doc.parameter_overrides(deploy))
     parameters = template["Parameters"]
     required = {name for name, spec in parameters.items() if "Default" not in spec}
     assert required <= given, required - given
