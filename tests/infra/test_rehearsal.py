@@ -193,3 +193,19 @@ def test_what_the_emulator_skips_names_only_what_the_stack_has(template):
         assert not unknown, f"{logical_id} names {unknown}"
         for condition in emulated_template._as_list(resource.get("Condition", [])):
             assert condition in template.get("Conditions", {}), logical_id
+
+
+def test_the_doc_parameter_overrides_end_at_the_next_option():
+    words = ["aws", "cloudformation", "deploy", "--parameter-overrides", "A=1", "B=x=y", "--x"]
+    assert deploy_doc.parameter_overrides(words) == {"A": "1", "B": "x=y"}
+
+
+def test_the_rehearsal_environment_reaches_nothing_but_the_emulator():
+    from infra import rehearsal
+
+    variables = rehearsal.aws_environment("http://localhost:1234")
+    assert variables["AWS_ENDPOINT_URL"] == "http://localhost:1234"
+    assert variables["AWS_EC2_METADATA_DISABLED"] == "true"
+    assert variables["HTTPS_PROXY"].startswith("http://127.0.0.1:")
+    machine = {"AWS_PROFILE": "admin", "AWS_SESSION_TOKEN": "t", "https_proxy": "p", "PATH": "/"}
+    assert rehearsal._without_aws(machine) == {"PATH": "/"}
