@@ -1,7 +1,7 @@
 """What the code expects of the stack the deploy rehearsal made, read back through the
-emulator's APIs (never from the template): the tables of the models, the queues the functions
+emulator's APIs: the tables of the models, the queues the functions
 read with their dead letters, each function's handler, environment and trigger, the schedule,
-and each role's policies.
+each role's policies, and the REST API's routes.
 
 Each check returns the problems it found (empty: passed). The expectations come from the code
 (`chalicelib.store` models, `app.py`'s handlers, `infra.generate`'s functions) and, for what
@@ -20,10 +20,10 @@ from chalice.app import Rate, ScheduledEventConfig, SNSEventConfig, SQSEventConf
 
 from chalicelib import config
 from infra import generate
+from infra.check_package import PACKAGE_RUNTIME
 from infra.rehearsal_emulator import http_method
 
 STAGE = generate.DEFAULT_STAGE
-PACKAGE_RUNTIME = "python3.13"
 
 
 @dataclass
@@ -104,6 +104,14 @@ def _functions() -> list[dict]:
     return generate.functions(STAGE)
 
 
+def _queue_arn(name: str) -> str:
+    sqs = _client("sqs")
+    url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
+    return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+
+
 def queues(stack: Stack) -> list[str]:
     """Each queue a function reads, with the redrive to its dead-letter queue after
     MAX_RECEIVES receives, hidden at least as long as its function may run."""
@@ -115,10 +123,7 @@ def queues(stack: Stack) -> list[str]:
         name = config.queue_name(function["queue"])
         url = sqs.get_queue_url(QueueName=name)["QueueUrl"]
         attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-        dead_letters = sqs.get_queue_url(QueueName=config.dead_letter_queue_name(name))
-        dead_letters_arn = sqs.get_queue_attributes(
-            QueueUrl=dead_letters["QueueUrl"], AttributeNames=["QueueArn"]
-        )["Attributes"]["QueueArn"]
+        dead_letters_arn = _queue_arn(config.dead_letter_queue_name(name))
         redrive = json.loads(attributes.get("RedrivePolicy", "{}"))
         if redrive.get("deadLetterTargetArn") != dead_letters_arn or int(
             redrive.get("maxReceiveCount", 0)
@@ -156,7 +161,6 @@ def functions(stack: Stack) -> list[str]:
     import app as app_module
 
     lambda_ = _client("lambda")
-    sqs = _client("sqs")
     problems = []
     sources = _event_sources()
     for function in _functions():
@@ -174,10 +178,7 @@ def functions(stack: Stack) -> list[str]:
         problems += [f"{name}: {problem}" for problem in _environment_problems(stack, variables)]
         source = sources.get(function["name"])
         if isinstance(source, SQSEventConfig):
-            queue_url = sqs.get_queue_url(QueueName=config.queue_name(function["queue"]))
-            queue_arn = sqs.get_queue_attributes(
-                QueueUrl=queue_url["QueueUrl"], AttributeNames=["QueueArn"]
-            )["Attributes"]["QueueArn"]
+            queue_arn = _queue_arn(config.queue_name(function["queue"]))
             mappings = lambda_.list_event_source_mappings(FunctionName=name)["EventSourceMappings"]
             found = [(m["EventSourceArn"], m["BatchSize"]) for m in mappings]
             if found != [(queue_arn, source.batch_size)]:
