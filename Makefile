@@ -45,13 +45,26 @@ format: $(VENV)/.dev
 # same package, at the lowest priority: they take the cores the suite leaves idle while its
 # end-to-end tests wait, not the suite's. Their output follows the suite's, and any of them
 # failing fails `make test` (`-k`: a failed check still lets the rehearsal run).
-test: lint chromium node
+# The suite also records what each Lambda function uses of AWS, and then checks that each
+# role grants exactly that (infra/grants.py).
+test: lint chromium node alertmanager
 	@nice -n 19 $(MAKE) --no-print-directory -k infra-check deploy-rehearsal \
 		> .infra-check.log 2>&1 & checking=$$!; \
-	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
+	uses=$$(mktemp -d); \
+	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
+	$(PY) -m infra.grants check $$uses; granted=$$?; rm -rf $$uses; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
 	[ $$checked -eq 0 ] || echo "make infra-check or make deploy-rehearsal failed (above)"; \
-	[ $$tested -eq 0 ] && [ $$checked -eq 0 ]
+	[ $$tested -eq 0 ] && [ $$granted -eq 0 ] && [ $$checked -eq 0 ]
+
+# After a change of what the code calls of AWS: the suite's record of each function's uses,
+# written to infra/function_uses.json, and the template's policies from it.
+.PHONY: uses
+uses: $(VENV)/.dev
+	@uses=$$(mktemp -d); \
+	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder && \
+	$(PY) -m infra.grants write $$uses; written=$$?; rm -rf $$uses; [ $$written -eq 0 ]
+	$(PY) -m infra.generate
 
 # The public page's browser tests drive Debian's chromium and chromedriver (no browser
 # download is possible); installed once, when missing.
@@ -67,6 +80,13 @@ chromium:
 node:
 	@command -v node >/dev/null || \
 		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
+
+# The alert integrations' end-to-end test (tests/e2e/test_alerts_e2e.py) runs a real
+# Alertmanager, with the README's configuration: Debian's, installed once, when missing.
+.PHONY: alertmanager
+alertmanager:
+	@command -v prometheus-alertmanager >/dev/null || \
+		(apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus-alertmanager)
 
 # `make test` fuzzes every operation of /v1/openapi.json and of Statuspage's own description
 # with a few examples each; this runs the same tests with many more (FUZZ_EXAMPLES per
@@ -118,10 +138,13 @@ $(CFNLINT_VENV)/.installed: infra/requirements-cfnlint.txt
 	touch $@
 
 # The region only satisfies chalice's AWS session: the template says ${AWS::Region} throughout.
+# Chalice's REST API has a resource per path segment of every route (near API Gateway's quota
+# of 300); infra/greedy_routes.py then gives it two, `/` and `/{proxy+}`, and the app routes.
 package: $(PACKAGE_VENV)/.installed
 	rm -rf $(DIST)
 	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} \
 		$(PACKAGE_VENV)/bin/chalice package --stage prod --merge-template infra/resources.json $(DIST)
+	$(PACKAGE_VENV)/bin/python -m infra.greedy_routes $(DIST)/sam.json
 	@ls -l $(DIST)
 
 # The deploy of docs/deploy.md, rehearsed against an emulator of its own (infra/rehearsal.py):

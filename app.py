@@ -2,7 +2,7 @@
 
 import json
 
-from chalice import Chalice, Rate
+from chalice import Rate
 
 from chalicelib import config
 from chalicelib.api import (
@@ -52,7 +52,7 @@ from chalicelib.console import views as console_views
 from chalicelib.domain import metrics, unit_of_work
 from chalicelib.domain import pages as page_rules
 from chalicelib.domain import subscribers as subscriber_rules
-from chalicelib.http import routing
+from chalicelib.http import gateway, routing
 from chalicelib.jobs import schedule
 from chalicelib.notify import confirmation, deliver, fanout, outbox, queues, ses_events
 from chalicelib.observability import logs as structured_logs
@@ -70,7 +70,8 @@ page_rules.after_update(publish.withdraw_if_hidden)
 # A new subscriber's confirmation link: the rules say when, the notifiers send it.
 subscriber_rules.send_confirmations_with(confirmation.send)
 
-app = Chalice(app_name="statuspage")
+# On AWS one greedy resource answers every path: the app finds the route (http/gateway.py).
+app = gateway.App(app_name="statuspage")
 # JSON log lines, one per invocation with its outcome; first, so it is the outermost middleware.
 structured_logs.observe(app)
 # Bodies API Gateway must hand over as bytes (base64), not as text: forms that post files, and

@@ -8,7 +8,8 @@ The rules only: the domain asks them of a URL it stores, the notifier of a URL i
 import ipaddress
 import os
 import socket
-from urllib.parse import urlsplit
+from typing import NamedTuple
+from urllib.parse import SplitResult, urlsplit
 
 ALLOW_PRIVATE_TARGETS = "ALLOW_PRIVATE_TARGETS"
 _METADATA_ADDRESSES = {
@@ -57,6 +58,45 @@ def _embedded_ipv4(
     return None
 
 
+class OutboundUrl(NamedTuple):
+    """A URL the service could call: http or https, a host, a port in range."""
+
+    scheme: str
+    host: str
+    port: int
+    parts: SplitResult
+
+
+INVALID_URL = "must be an absolute http or https URL with a valid host and port (1-65535)"
+
+
+def parsed(url: str) -> OutboundUrl | None:
+    """Every URL taken from a client is read here, once: its scheme, host and port (the
+    scheme's when none is given), or None when it is not an http or https URL, its host is
+    missing or malformed, or its port is out of range (`urlsplit` leaves that to `.port`,
+    which raises)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+        host = parts.hostname
+    except (ValueError, AttributeError):
+        return None
+    if parts.scheme not in ("http", "https") or not host or port == 0:
+        return None
+    if any(character.isspace() or ord(character) < 32 for character in host):
+        return None
+    if not host.startswith("[") and ":" not in host:
+        try:
+            host.encode("idna")  # an empty or overlong label cannot be looked up
+        except UnicodeError:
+            return None
+    return OutboundUrl(parts.scheme, host, port or (443 if parts.scheme == "https" else 80), parts)
+
+
+def is_outbound_url(url: str) -> bool:
+    return parsed(url) is not None
+
+
 def private_targets_allowed() -> bool:
     """Whether loopback, private and link-local targets may be called: only where the operator
     says so (`ALLOW_PRIVATE_TARGETS=1`: the tests, whose sinks listen on loopback). `make run`
@@ -66,19 +106,21 @@ def private_targets_allowed() -> bool:
 
 def may_call(url: str) -> bool:
     """Whether a URL a client gives us (a webhook endpoint, a source page, a check) may be
-    called: it must resolve, and only to public addresses. With private targets allowed (the
-    tests, with no DNS beyond the machine), anything: a send checks again when it calls."""
+    called: a well-formed http(s) URL that resolves, and only to public addresses. With
+    private targets allowed (the tests, with no DNS beyond the machine), any well-formed one:
+    a send checks again when it calls."""
+    if parsed(url) is None:
+        return False
     return private_targets_allowed() or resolve(url) is not None
 
 
 def resolve(url: str) -> tuple[str, str, int, str] | None:
     """(scheme, host, port, address) of a URL we may call, or None."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    target = parsed(url)
+    if target is None:
         return None
-    port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
-        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return None
     addresses = [info[4][0] for info in infos]
@@ -86,4 +128,4 @@ def resolve(url: str) -> tuple[str, str, int, str] | None:
         return None
     if not private_targets_allowed() and not all(is_public_address(a) for a in addresses):
         return None
-    return parts.scheme, parts.hostname, port, addresses[0]
+    return target.scheme, target.host, target.port, addresses[0]

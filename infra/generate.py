@@ -32,7 +32,7 @@ from chalice.constants import DEFAULT_LAMBDA_TIMEOUT
 from chalice.utils import to_cfn_resource_name
 
 from chalicelib import config
-from infra import alarms, cdn, email_events
+from infra import alarms, cdn, email_events, grants
 
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCES_FILE = ROOT / "infra" / "resources.json"
@@ -383,104 +383,113 @@ def _arn(logical_id: str) -> dict:
     return {"Fn::GetAtt": [logical_id, "Arn"]}
 
 
-def policy_resources(stage: str, tables: dict[str, dict], queues: dict[str, dict]) -> dict:
-    """The data-plane permissions of every function's role, on this template's resources."""
-    table_arns: list[Any] = []
-    for logical_id, table in tables.items():
-        table_arns.append(_arn(logical_id))
-        properties = table["Properties"]
-        indexes = [
-            *properties.get("GlobalSecondaryIndexes", []),
-            *properties.get("LocalSecondaryIndexes", []),
-        ]
-        table_arns += [
-            {"Fn::Sub": f"${{{logical_id}.Arn}}/index/{index['IndexName']}"} for index in indexes
-        ]
-    statements: list[dict[str, Any]] = [
-        {"Sid": "Tables", "Effect": "Allow", "Action": DYNAMODB_ACTIONS, "Resource": table_arns}
-    ]
-    queue_ids = [key for key, queue in queues.items() if "RedrivePolicy" in queue["Properties"]]
-    if queue_ids:
+def _table_id(short_name: str) -> str:
+    return to_cfn_resource_name(short_name) + "Table"
+
+
+def function_policy_id(function: dict) -> str:
+    return function["logical_id"] + "Policy"
+
+
+def use_statements(uses: list[str]) -> list[dict[str, Any]]:
+    """The statements that grant a function its uses (`infra/grants.py` says what each is)."""
+    tables: list[Any] = []
+    queues: list[Any] = []
+    secrets: list[Any] = []
+    for use in uses:
+        kind, _, name = use.partition(":")
+        if kind == "table":
+            tables.append(_arn(_table_id(name)))
+        elif kind == "index":
+            table, _, index = name.partition("/")
+            tables.append({"Fn::Sub": f"${{{_table_id(table)}.Arn}}/index/{index}"})
+        elif kind == "queue":
+            queues.append(_arn(_queue_id(name)))
+        elif kind == "secret":
+            # A secret's Ref is its ARN.
+            secrets.append(
+                {"Ref": {"signing": SIGNING_SECRET, "origin": ORIGIN_VERIFY_SECRET}[name]}
+            )
+    statements: list[dict[str, Any]] = []
+    if tables:
+        statements.append(
+            {"Sid": "Tables", "Effect": "Allow", "Action": DYNAMODB_ACTIONS, "Resource": tables}
+        )
+    if queues:
         statements.append(
             {
                 "Sid": "SendToQueues",
                 "Effect": "Allow",
                 "Action": QUEUE_SENDER_ACTIONS,
-                "Resource": [_arn(logical_id) for logical_id in queue_ids],
+                "Resource": queues,
             }
         )
-    statements += [
-        {
-            "Sid": "SigningSecret",
-            "Effect": "Allow",
-            "Action": SECRET_ACTIONS,
-            "Resource": {"Ref": SIGNING_SECRET},  # a secret's Ref is its ARN
-        },
-        {
-            "Sid": "OriginVerifySecret",
-            "Effect": "Allow",
-            "Action": SECRET_ACTIONS,
-            "Resource": {"Ref": ORIGIN_VERIFY_SECRET},
-        },
-        {
-            "Sid": "Email",
-            "Effect": "Allow",
-            "Action": EMAIL_ACTIONS,
-            # Any verified identity of this account and region: a page may set its own sender;
-            # sent with the configuration set, which SES authorizes too.
-            "Resource": [
-                {
-                    "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
-                    ":identity/*"
-                },
-                email_events.configuration_set_arn(),
-            ],
-        },
-        {
-            "Sid": "EmailIdentities",
-            "Effect": "Allow",
-            "Action": EMAIL_IDENTITY_ACTIONS,
-            # Listing and reading identities have no resource-level permissions: "*" is required.
-            "Resource": "*",
-        },
-        {
-            "Sid": "Sms",
-            "Effect": "Allow",
-            "Action": SMS_ACTIONS,
-            # An SMS is published to a phone number, which has no ARN: AWS requires "*" here.
-            "Resource": "*",
-        },
-    ]
-    every_function = functions(stage)
-    resources: dict[str, dict] = {
-        "AppPolicy": {
-            "Type": "AWS::IAM::Policy",
-            "Properties": {
-                "PolicyName": "app",
-                "Roles": [{"Ref": function["role"]} for function in every_function],
-                "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+    if secrets:
+        statements.append(
+            {"Sid": "Secrets", "Effect": "Allow", "Action": SECRET_ACTIONS, "Resource": secrets}
+        )
+    if "email" in uses:
+        statements += [
+            {
+                "Sid": "Email",
+                "Effect": "Allow",
+                "Action": EMAIL_ACTIONS,
+                # Any verified identity of this account and region: a page may set its own
+                # sender; sent with the configuration set, which SES authorizes too.
+                "Resource": [
+                    {
+                        "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}"
+                        ":identity/*"
+                    },
+                    email_events.configuration_set_arn(),
+                ],
             },
-        },
-        **site_policies(stage),
-    }
-    for function in every_function:
+            {
+                "Sid": "EmailIdentities",
+                "Effect": "Allow",
+                "Action": EMAIL_IDENTITY_ACTIONS,
+                # Listing and reading identities have no resource-level permissions: AWS
+                # requires "*".
+                "Resource": "*",
+            },
+        ]
+    if "sms" in uses:
+        statements.append(
+            {
+                "Sid": "Sms",
+                "Effect": "Allow",
+                "Action": SMS_ACTIONS,
+                # An SMS is published to a phone number, which has no ARN: AWS requires "*".
+                "Resource": "*",
+            }
+        )
+    return statements
+
+
+def policy_resources(stage: str) -> dict:
+    """Each function's role has a policy of its own: the uses its runs showed
+    (`infra/function_uses.json`, recorded by the suite: `infra/grants.py`), and the reads of
+    its own queue that Lambda's event source makes for it."""
+    uses = grants.load()
+    resources: dict[str, dict] = {**site_policies(stage)}
+    for function in functions(stage):
+        statements = use_statements(uses.get(function["name"], []))
         if function["queue"]:
-            resources[function["logical_id"] + "QueuePolicy"] = {
+            statements.append(
+                {
+                    "Sid": "ReadOwnQueue",
+                    "Effect": "Allow",
+                    "Action": QUEUE_CONSUMER_ACTIONS,
+                    "Resource": _arn(_queue_id(function["queue"])),
+                }
+            )
+        if statements:
+            resources[function_policy_id(function)] = {
                 "Type": "AWS::IAM::Policy",
                 "Properties": {
-                    "PolicyName": "read-queue",
+                    "PolicyName": function["name"],
                     "Roles": [{"Ref": function["role"]}],
-                    "PolicyDocument": {
-                        "Version": "2012-10-17",
-                        "Statement": [
-                            {
-                                "Sid": "ReadOwnQueue",
-                                "Effect": "Allow",
-                                "Action": QUEUE_CONSUMER_ACTIONS,
-                                "Resource": _arn(_queue_id(function["queue"])),
-                            }
-                        ],
-                    },
+                    "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
                 },
             }
     return resources
@@ -539,10 +548,11 @@ def function_overrides(stage: str) -> dict[str, dict]:
     queue policy also waits for the queue, which Chalice's template refers to by name only.
     """
     overrides = {}
+    policies = policy_resources(stage)
     for function in functions(stage):
-        depends_on = ["AppPolicy"]
-        if function["queue"]:
-            depends_on.append(function["logical_id"] + "QueuePolicy")
+        depends_on = (
+            [function_policy_id(function)] if function_policy_id(function) in policies else []
+        )
         if function["name"] in SITE_POLICIES:
             depends_on.append(SITE_POLICIES[function["name"]])
         variables = {
@@ -574,12 +584,13 @@ REST_API = "RestAPI"
 def gateway_responses() -> dict[str, dict]:
     """The answers API Gateway gives itself, in the contract's error body.
 
-    A path no route serves, or a method a path does not serve, never reaches the function:
-    API Gateway answers 403 "Missing Authentication Token" and, when the request carries an
-    `Authorization` header, quotes that header (an API key) in the body. Here it is the
-    contract's 404 (API Gateway cannot tell the two cases apart, so a wrong method is a 404 on
-    AWS and a 405 locally). Every other answer of API Gateway's own gets a fixed body too, so
-    none repeats a request value. They are part of the API's definition, deployed with it.
+    Every path and method reaches the function (`infra/greedy_routes.py`: `/` and
+    `/{proxy+}`, any method), which answers an unknown path 404 and a wrong method 405 itself.
+    Were a request to find no resource all the same, API Gateway would answer 403 "Missing
+    Authentication Token" and, when the request carries an `Authorization` header, quote that
+    header (an API key) in the body: here it is the contract's 404. Every other answer of API
+    Gateway's own gets a fixed body too, so none repeats a request value. They are part of the
+    API's definition, deployed with it.
     """
     from chalicelib.http import errors
 
@@ -648,7 +659,7 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
                 ],
                 _queue_id(alarms.PUBLISH_QUEUE),
             ),
-            **policy_resources(stage, tables, queues),
+            **policy_resources(stage),
             **function_overrides(stage),
             **api_overrides(),
         },

@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,11 @@ os.environ.pop("AWS_ENDPOINT_URL", None)
 # A test starts with empty queues (tests/api/conftest.py): moto's setting that lets a queue be
 # purged again within AWS's minute.
 os.environ["MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR"] = "false"
+
+if os.environ.get("AWS_USES_DIR"):  # what each function uses of AWS (`make test`, `make uses`)
+    from tests import aws_uses
+
+    aws_uses.install(Path(os.environ["AWS_USES_DIR"]))
 
 
 def _scratch_in_memory(folder: str = "/dev/shm", room: int = 6 * 2**30) -> None:
@@ -55,6 +61,7 @@ E2E_SECONDS = {
     "test_console_month": 34,
     "test_durability": 29,
     "test_import_e2e": 21,
+    "test_alerts_e2e": 20,
     "test_console_browser": 19,
     "test_restart_answers": 17,
     "test_durability_stops": 15,
@@ -69,7 +76,6 @@ E2E_SECONDS = {
     "test_journal_damage": 11,
     "test_public_page_axe": 10,
     "test_redrive": 9,
-    "test_alerts_e2e": 8,
     "test_request_bodies": 8,
     "test_slow_clients": 8,
     "test_secret_logging": 5,
@@ -89,7 +95,7 @@ IN_PROCESS_SECONDS = {
     "test_access_and_domains": 2,
     "test_moto_patches_differential": 9,
     "test_moto_queue_costs": 5,
-    "test_integrations": 7,
+    "test_integrations": 15,
     "test_display_names": 0.1,
     "test_notification_scale": 7,
     "test_organization_subscriber_bounds": 7,

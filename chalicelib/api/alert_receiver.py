@@ -6,7 +6,9 @@ The answers, which Alertmanager and Grafana act on: 200 applied (or declined by 
 with why), 202 when no alert named a component of the page (retrying would not help), 400 for
 a payload that is not the integration's kind (with what is wrong; recorded in the audit), 404
 for an unknown or rotated token, 413 for a body over `MAX_PAYLOAD_BYTES`, 429 over the
-integration's own rate limit.
+integration's own rate limit, with `Retry-After` (Alertmanager takes a 429 as final and
+posts again only at its next group interval: the default limit holds a page's every component
+posting at once, docs/integrations.md).
 """
 
 from __future__ import annotations
@@ -17,11 +19,9 @@ from typing import TYPE_CHECKING
 from chalice import Blueprint
 
 from chalicelib import schemas
-from chalicelib.domain import errors as domain_errors
-from chalicelib.domain import incidents, integrations, turns
+from chalicelib.domain import integrations, turns
 from chalicelib.domain.alert_payloads import MalformedPayload
-from chalicelib.domain.integrations import Receipt
-from chalicelib.http import auth, errors, ratelimit
+from chalicelib.http import auth, decode, errors, ratelimit
 from chalicelib.http.routing import ApiRequest, Reply, Router, Style
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ blueprint = Blueprint(__name__)
 router = Router(blueprint, "integrations")
 # Alertmanager's groups of a few hundred alerts are well under this.
 MAX_PAYLOAD_BYTES = 256 * 1024
-RESOLVED_BODY = "Resolved: every alert behind this incident has resolved."
 
 
 def _payload(integration: Integration, raw: bytes | None):
@@ -39,11 +38,17 @@ def _payload(integration: Integration, raw: bytes | None):
     if len(raw) > MAX_PAYLOAD_BYTES:
         raise errors.too_large(MAX_PAYLOAD_BYTES)
     try:
-        return json.loads(raw)
+        text = raw.decode("utf-8")
+        payload = json.loads(text)
     except (ValueError, RecursionError):
-        problem = "is not JSON"
+        payload, problem = None, "is not JSON"
+    else:
+        # A fingerprint of half a surrogate pair could never be stored (a 409, retried).
+        problem = None if decode.storable(payload, text) else "holds a string that is not Unicode"
+    if problem:
         integrations.refuse(integration, problem)
-        raise _malformed(problem) from None
+        raise _malformed(problem)
+    return payload
 
 
 def _malformed(problem: str) -> errors.ApiError:
@@ -51,16 +56,16 @@ def _malformed(problem: str) -> errors.ApiError:
 
 
 def _receive(request: ApiRequest, token: str):
-    # Posts with one token take turns: two at once must not both open an incident.
-    with turns.taken(token):
-        integration = integrations.integration_for_token(token)
-        ratelimit.check(f"integration#{integration.id}", int(integration.rate_limit_per_minute))
+    integration = integrations.integration_for_token(token)
+    ratelimit.check(f"integration#{integration.id}", int(integration.rate_limit_per_minute))
+    # Posts to one integration take turns: two at once must not both open an incident.
+    with turns.taken(integrations.turn_of(integration)):
         payload = _payload(integration, request.raw_body)
         try:
             receipt = integrations.receive(integration, payload)
         except MalformedPayload as refusal:
             raise _malformed(refusal.problem) from None
-        _follow_incident(integration, receipt)
+        integrations.follow_incident(integration, receipt)
     answer = schemas.AlertReceiptOut(
         components=[
             schemas.AlertReceiptComponentOut(
@@ -74,31 +79,6 @@ def _receive(request: ApiRequest, token: str):
         unmatched=len(receipt.unmatched),
     )
     return answer if receipt.matched else Reply(answer, 202)
-
-
-def _follow_incident(integration: Integration, receipt: Receipt) -> None:
-    """Item 6: open an incident from the integration's template when automation takes a
-    component to major_outage; once every alert has resolved, resolve it if the integration
-    says so (and forget it either way: the next outage opens a new one)."""
-    page_id, open_id = integration.page_id, integration.open_incident_id
-    if integration.incident_template_id and receipt.broke and not open_id:
-        fields = incidents.IncidentInput(
-            template_id=integration.incident_template_id, component_ids=receipt.broke
-        )
-        incident = incidents.create_incident(page_id, fields)
-        integrations.remember_incident(page_id, integration.id, incident.record.id)
-    elif open_id and receipt.all_clear:
-        if integration.resolve_incident and _still_open(page_id, open_id):
-            resolving = incidents.IncidentInput(status="resolved", body=RESOLVED_BODY)
-            incidents.update_incident(page_id, open_id, resolving)
-        integrations.remember_incident(page_id, integration.id, None)
-
-
-def _still_open(page_id: str, incident_id: str) -> bool:
-    try:
-        return incidents.is_open(incidents.get_record(page_id, incident_id, consistent=True))
-    except domain_errors.NotFound:  # deleted meanwhile
-        return False
 
 
 # 202: nothing matched (the success body, recorded); Alertmanager retries anything but a 2xx.

@@ -47,6 +47,8 @@ OUTAGE_STATUSES = ("degraded_performance", "partial_outage", "major_outage", "un
 BLANK_ROWS = 2
 # Number fields a blank leaves as they are (on create: their defaults).
 _NUMBERS = ("hold_minutes", "min_firing_seconds", "rate_limit_per_minute")
+# A blank expiry is the kind's default (the API's null).
+_DEFAULTED = ("expire_after_minutes",)
 
 
 def _page_id(screen: Screen) -> str:
@@ -116,6 +118,9 @@ def _fields(screen: Screen) -> dict:
     for name in _NUMBERS:
         if fields.get(name) == "":
             del fields[name]
+    for name in _DEFAULTED:
+        if fields.get(name) == "":
+            fields[name] = None
     if fields.get("incident_template_id") == "":
         fields["incident_template_id"] = None  # "None": no incident
     return fields
@@ -140,6 +145,7 @@ def _choices(page_id: str) -> dict:
         "default_severities": DEFAULT_SEVERITIES,
         "other_severity": OTHER_SEVERITY,
         "blank_rows": BLANK_ROWS,
+        "default_expiry": integrations.DEFAULT_EXPIRE_AFTER_MINUTES,
     }
 
 

@@ -10,15 +10,13 @@ from chalicelib.console import session
 from chalicelib.console.views import BASE, PASSWORD_PATH, Screen, console_view, redirect
 from chalicelib.domain import credentials, organizations
 
-MINIMUM_LENGTH = 12
-
 
 def _form(screen: Screen, status: int = 200, message: str = "") -> Response:
     return screen.render(
         "password.html",
         status,
         one_time=screen.user.password_is_one_time,
-        minimum=MINIMUM_LENGTH,
+        minimum=credentials.MINIMUM_PASSWORD_LENGTH,
         message=message,
     )
 
@@ -32,8 +30,18 @@ def password_form(screen: Screen) -> Response:
 def choose_password(screen: Screen) -> Response:
     password = screen.form.get("password")
     password = password if isinstance(password, str) else ""
-    if len(password) < MINIMUM_LENGTH:
-        return _form(screen, 422, f"A password has at least {MINIMUM_LENGTH} characters.")
+    current = screen.form.get("current")
+    current = current if isinstance(current, str) else ""
+    # A one-time password was spent by the sign-in this session made (and just typed); any
+    # other change proves the present one, so a session left open cannot take the account.
+    if not screen.user.password_is_one_time and not (
+        screen.user.password_hash
+        and credentials.password_matches(current, screen.user.password_hash)
+    ):
+        return _form(screen, 422, "Your present password is not the one you entered.")
+    problem = credentials.password_problem(password)
+    if problem:
+        return _form(screen, 422, f"That password {problem}.")
     if screen.form.get("confirmation") != password:
         return _form(screen, 422, "The two passwords differ.")
     if screen.user.password_hash and credentials.password_matches(

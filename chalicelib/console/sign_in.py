@@ -16,6 +16,7 @@ password get the same answers, the refusals included.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from chalice import Response
@@ -32,13 +33,23 @@ FAILURES_PER_CLIENT = 5  # a minute, per email address and client
 FAILURES_PER_ADDRESS = 50  # per email address, from all clients together
 ADDRESS_WINDOW_SECONDS = 15 * 60
 TOO_MANY = "Too many attempts. Wait a minute and try again."
+ONE_TIME_EXPIRED = (
+    "That password was handed out once and has expired: ask an owner of your organization "
+    "for a new one."
+)
 
 
 def _next_path(value: object) -> str:
-    """Where to go after signing in: a console path only (never another site)."""
-    if isinstance(value, str) and value.startswith(BASE) and not value.startswith("//"):
-        return value
-    return BASE
+    """Where to go after signing in: a path of the console, or the console's home. Never
+    another site, and never a character a `Location` header cannot carry (a CR/LF in a
+    crafted link made the sign-in a 500)."""
+    if not isinstance(value, str) or not _NEXT_PATH.fullmatch(value):
+        return BASE
+    return value
+
+
+# `/manage`, or under it; visible ASCII only, no backslash (which browsers read as a slash).
+_NEXT_PATH = re.compile(re.escape(BASE) + r"(?:[/?#][!-\[\]-~]*)?")
 
 
 def _form(screen: Screen, status: int = 200, message: str = "", email: str = "") -> Response:
@@ -84,6 +95,12 @@ def sign_in(screen: Screen) -> Response:
         response.headers.update(error.headers)
         return response
     user = _user_of(email, password)
+    if user is not None and user.password_is_one_time:
+        if organizations.one_time_password_expired(user):
+            ratelimit.uncount(this_client)
+            return _form(screen, 401, ONE_TIME_EXPIRED, email)
+        if not organizations.spend_one_time_password(user):
+            user = None  # another sign-in spent it first
     if user is None:
         ratelimit.count(every_client, ADDRESS_WINDOW_SECONDS)
         return _form(screen, 401, "That email and password do not match.", email)

@@ -2,9 +2,11 @@
 checks say which status they want for a component, and these rules decide whether it moves.
 
 People come first: a component under maintenance, named by an open incident, or set by hand
-within the source's `hold_minutes` is not moved. No flapping: with `min_firing_seconds`, a
-status is applied only once it has been wanted that long, so a change and its undo within that
-time change nothing and notify nobody. A wait (for the firing time, or for people to let go)
+within the source's `hold_minutes` is not moved; and a component set by hand stays as set until
+what wants a status for it fires again after that (issue 45): a hold that ends never re-applies
+an older alert's state, nor a resolution or an expiry (`Wanted.fired_at`). No flapping: with
+`min_firing_seconds`, a status is applied only once it has been wanted that long, so a change
+and its undo within that time change nothing and notify nobody. A wait (for the firing time, or for people to let go)
 is kept as a `PendingStatus`, which the every-minute tick tries again when it is due
 (`settle_due`), so an alert that keeps firing still lands without being posted again.
 
@@ -72,6 +74,9 @@ class Wanted:
     status: str
     detail: str = ""
     since: datetime | None = None
+    # When what wants it last fired: the newest start (or change) of a firing alert behind it,
+    # a check's new verdict; None when nothing fires (a resolution, an expiry).
+    fired_at: datetime | None = None
 
 
 def apply_status(
@@ -91,7 +96,8 @@ def apply_status(
     of the audit what only repeats the last entry (a check that runs every minute confirming
     the status it set)."""
     source = Source(source_kind, source_id, hold_minutes, min_firing_seconds)
-    wanted = Wanted(component_id, status, detail)
+    # A check asks only when its verdict changes: each ask is news.
+    wanted = Wanted(component_id, status, detail, fired_at=clock.now())
     with turns.taken(component_id):
         return apply_all(page_id, source, [wanted], audit_unchanged=audit_unchanged)[0]
 
@@ -167,9 +173,9 @@ def _decided(
             edit.work.delete(pending)
         return AutomationOutcome(True, wanted.status, f"set to {wanted.status}")
     reason, due_at = waiting
-    if component.status == wanted.status:
+    if component.status == wanted.status or due_at is None:
         if pending is not None:
-            edit.work.delete(pending)
+            edit.work.delete(pending)  # nothing to wait for
     else:
         edit.work.save(_pending(edit.page_id, source, wanted, pending, edit.moment, reason, due_at))
     return AutomationOutcome(False, component.status, reason)
@@ -182,8 +188,9 @@ def _waiting(
     held: component_holds.Holds,
     pending: PendingStatus | None,
     moment: datetime,
-) -> tuple[str, datetime] | None:
-    """Why the wanted status is not applied now, and when to look again; None to apply it."""
+) -> tuple[str, datetime | None] | None:
+    """Why the wanted status is not applied now, and when to look again (None: never, without
+    a new ask); None to apply it."""
     if component.status == wanted.status:
         return f"{ALREADY}{wanted.status}", moment
     if component.status == UNDER_MAINTENANCE:
@@ -192,6 +199,8 @@ def _waiting(
         return "held by an open incident", moment + RECHECK_AFTER
     set_at = component.status_set_at
     if component.status_set_by == SET_BY_HAND and set_at is not None:
+        if not _fired_after(_fired_at(wanted, pending), set_at):
+            return f"set by hand at {clock.iso(set_at)}; kept as set until an alert fires", None
         until = set_at + timedelta(minutes=source.hold_minutes)
         if moment < until:
             return f"set by hand at {clock.iso(set_at)}; held until {clock.iso(until)}", until
@@ -203,6 +212,20 @@ def _waiting(
             f"applied at {clock.iso(firing_until)} if still wanted"
         ), firing_until
     return None
+
+
+def _fired_at(wanted: Wanted, pending: PendingStatus | None) -> datetime | None:
+    if wanted.fired_at is None and pending is not None and pending.status == wanted.status:
+        return pending.fired_at  # the tick trying a wait again
+    return wanted.fired_at
+
+
+def _fired_after(fired_at: datetime | None, set_at: datetime) -> bool:
+    """Whether a firing is newer than a status set by hand (at the milliseconds the firing
+    alerts' times keep)."""
+    return fired_at is not None and fired_at >= set_at.replace(
+        microsecond=set_at.microsecond // 1000 * 1000
+    )
 
 
 def _wanted_since(wanted: Wanted, pending: PendingStatus | None, moment: datetime) -> datetime:
@@ -240,6 +263,7 @@ def _pending(
         status=wanted.status,
         detail=wanted.detail,
         wanted_since=_wanted_since(wanted, pending, moment),
+        fired_at=_fired_at(wanted, pending),
         hold_minutes=source.hold_minutes,
         min_firing_seconds=source.min_firing_seconds,
         own_incident_id=source.own_incident_id,

@@ -71,6 +71,31 @@ def key_holder(api_key: str, page_id: str | None = None) -> KeyHolder | None:
     return KeyHolder(key_hash, user, others[0] if page_id else None)
 
 
+# The one rule for a password, the API's and the console's: long enough, and not one a
+# guesser tries early. zxcvbn ships the lists (common passwords, words, names) and scores a
+# password by the guesses it would take; a score under 2 falls within a million guesses.
+MINIMUM_PASSWORD_LENGTH = 12
+MAXIMUM_PASSWORD_LENGTH = 1024
+_LEAST_SCORE = 2
+# zxcvbn's cost grows fast with length; what follows the first characters only adds guesses.
+_SCORED_CHARACTERS = 64
+# A password handed out once signs in once, within this long.
+ONE_TIME_PASSWORD_HOURS = 24
+
+
+def password_problem(password: str) -> str | None:
+    """What is wrong with `password` as a user's own, or None."""
+    if len(password) < MINIMUM_PASSWORD_LENGTH:
+        return f"is too short (at least {MINIMUM_PASSWORD_LENGTH} characters)"
+    if len(password) > MAXIMUM_PASSWORD_LENGTH:
+        return f"is too long (at most {MAXIMUM_PASSWORD_LENGTH} characters)"
+    from zxcvbn import zxcvbn  # its lists load in ~0.1 s: only where a password is chosen
+
+    if zxcvbn(password[:_SCORED_CHARACTERS])["score"] < _LEAST_SCORE:
+        return "is too common or too easy to guess: choose a longer, less common one"
+    return None
+
+
 def new_one_time_password() -> str:
     """A random password to hand a user once (printed by the admin tool, shown by the
     console); only its hash is kept."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from pynamodb.exceptions import UpdateError
 
 from chalicelib import clock, ids
 from chalicelib.domain import credentials, errors
@@ -59,6 +62,7 @@ def create_user(
         password_hash=credentials.password_hash(password) if password else None,
         sign_in_email=email.lower() if password else None,  # only users who may sign in
         password_is_one_time=bool(password) and one_time,
+        one_time_until=_one_time_until(moment) if password and one_time else None,
         owner=owner,
         page_roles={},
         created_at=moment,
@@ -74,6 +78,9 @@ def add_user(organization_id: str, fields: UserInput, *, one_time_password: bool
     already has is refused (the API and the console both add users so)."""
     if email_taken(organization_id, fields.email):
         raise errors.invalid("email", "has already been taken")
+    problem = credentials.password_problem(fields.password)
+    if problem:
+        raise errors.invalid("password", problem)
     return create_user(
         organization_id,
         fields.email,
@@ -194,15 +201,45 @@ def set_password(user: User, password: str, *, one_time: bool = False) -> None:
     """Store the password's hash (never the password), index the user's email for sign-in,
     and end the sessions the old password opened. A `one_time` password is to be changed at
     the next sign-in."""
+    moment = clock.now()
     user.update(
         actions=[
             User.password_hash.set(credentials.password_hash(password)),
             User.sign_in_email.set(user.email.lower()),
             User.password_is_one_time.set(one_time),
+            User.one_time_until.set(_one_time_until(moment) if one_time else None),
             User.session_generation.add(1),
-            User.updated_at.set(clock.now()),
+            User.updated_at.set(moment),
         ]
     )
+
+
+def _one_time_until(moment: datetime) -> datetime:
+    return moment + timedelta(hours=credentials.ONE_TIME_PASSWORD_HOURS)
+
+
+def one_time_password_expired(user: User) -> bool:
+    """Whether the user's one-time password is past its hours (one handed out before they
+    were kept counts from the user's last change)."""
+    until = user.one_time_until or _one_time_until(user.updated_at)
+    return clock.now() >= until
+
+
+def spend_one_time_password(user: User) -> bool:
+    """The sign-in that a one-time password allows: it expires as it signs in, so it signs
+    in no other (its hash is kept, so the password chosen next cannot be it). False when
+    another sign-in spent it first (the two raced)."""
+    moment = clock.now()
+    try:
+        user.update(
+            actions=[User.one_time_until.set(moment), User.updated_at.set(moment)],
+            condition=User.one_time_until == user.one_time_until
+            if user.one_time_until
+            else User.one_time_until.does_not_exist(),
+        )
+    except UpdateError:
+        return False
+    return True
 
 
 def end_sessions(user: User) -> None:

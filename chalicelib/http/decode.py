@@ -58,8 +58,9 @@ def _text(raw: bytes) -> str:
 
 
 def _decode_json(raw: bytes) -> dict:
+    text = _text(raw)
     try:
-        body = json.loads(_text(raw))
+        body = json.loads(text)
     except RecursionError:
         # Far deeper than any limit: the parser gave up before we could measure it.
         raise _too_deep() from None
@@ -69,7 +70,27 @@ def _decode_json(raw: bytes) -> dict:
         raise errors.bad_request()
     if _depth(body) > MAX_NESTING:
         raise _too_deep()
+    if not storable(body, text):
+        raise errors.bad_request()
     return body
+
+
+# JSON may escape half of a UTF-16 surrogate pair alone (`"\ud800"`): Python decodes it into
+# a string no store or answer can encode, which failed later as a conflict retried in vain.
+# Only a body that escapes a surrogate at all is looked at (a valid pair is storable).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def storable(value, text: str) -> bool:
+    """Whether every key and string of `value`, decoded from the JSON `text`, is encodable
+    as UTF-8 (only a text that escapes a surrogate at all is looked at)."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return True
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _depth(value) -> int:

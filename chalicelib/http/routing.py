@@ -23,7 +23,7 @@ from pynamodb.exceptions import DeleteError, PutError, TransactWriteError, Updat
 
 from chalicelib import schemas
 from chalicelib.domain.errors import DomainError
-from chalicelib.http import auth, errors, multipart, ratelimit
+from chalicelib.http import auth, errors, gateway, multipart, ratelimit
 from chalicelib.http.decode import decode_body
 from chalicelib.observability import logs as structured_logs
 from chalicelib.store.models import Page
@@ -251,6 +251,10 @@ class Router:
             response = answer(**params)
             if blueprint.current_request.method == "HEAD":
                 response.body = ""  # the GET's status and headers, without its body
+            response.headers.setdefault("X-Content-Type-Options", "nosniff")
+            if authenticated:
+                # A key's answers (subscriber lists, webhook secrets) are kept by no cache.
+                response.headers.setdefault("Cache-Control", "no-store")
             return response
 
         def answer(**params: str) -> Response:
@@ -263,6 +267,8 @@ class Router:
                     )
                     ratelimit.check(request.principal.key_hash)
                     structured_logs.annotate(organization_id=request.principal.organization_id)
+                if body_schema:
+                    _ = request.body  # decoded before any rule runs: an undecodable body is a 400
                 result = handler(request)
                 if isinstance(result, Response):
                     return result
@@ -328,8 +334,12 @@ def api_request(current, params: dict[str, str]) -> ApiRequest:
 
 
 def contract_answers(event, get_response: Callable) -> Response:
-    """HTTP middleware: Chalice's own answer to a known path with a method it does not serve
-    becomes the contract's 405 (its body would otherwise be Chalice's shape)."""
+    """HTTP middleware: a path no route serves (on AWS: a greedy resource's request the app
+    found no route for, `gateway.unrouted`) is the contract's 404; Chalice's own answer to a
+    known path with a method it does not serve becomes the contract's 405 (its body would
+    otherwise be Chalice's shape)."""
+    if gateway.unrouted(event):
+        return error_response(errors.not_found())
     response = get_response(event)
     body = response.body
     if response.status_code == 405 and isinstance(body, dict) and "Code" in body:

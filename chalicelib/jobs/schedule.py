@@ -2,7 +2,7 @@
 
 import logging
 
-from chalicelib.domain import automation
+from chalicelib.domain import automation, integrations
 from chalicelib.jobs import checks, maintenance, reminders, third_party
 from chalicelib.notify import outbox
 from chalicelib.public import publish
@@ -28,6 +28,12 @@ def tick() -> dict:
         logger.exception("checks failed")
         checked = 0
     try:
+        # Firing alerts not posted again within their integration's expire_after_minutes.
+        expired = integrations.expire_due()
+    except Exception:
+        logger.exception("expiring alerts failed")
+        expired = 0
+    try:
         # Statuses automation waits to apply (min_firing_seconds, a hold by hand) that are due.
         settled = automation.settle_due()
     except Exception:
@@ -35,6 +41,7 @@ def tick() -> dict:
         settled = 0
     return {
         "automation_changes": settled,
+        "expired_alert_changes": expired,
         "checks": checked,
         "maintenances": moved,
         "reminders": reminded,

@@ -22,7 +22,15 @@ FETCHES_AT_ONCE = 16
 
 
 def _fetched(source: ThirdPartySource) -> bytes | None:
-    return webhook.fetch(source.url, third_party.MAX_SUMMARY_BYTES)
+    """Its summary, or None. One source that raises (a URL stored before the rules refused
+    it, say) is logged and skipped: it never keeps the other sources from being polled."""
+    try:
+        return webhook.fetch(source.url, third_party.MAX_SUMMARY_BYTES)
+    except Exception:
+        logger.exception(
+            "third-party source on %s could not be fetched", webhook.lane_of(source.url)
+        )
+        return None
 
 
 def run() -> int:

@@ -9,6 +9,7 @@ within `RETRY_WINDOW_SECONDS` (CONTRACT.md, Delivery); while it waits, the worke
 others.
 """
 
+import contextvars
 import heapq
 import itertools
 import logging
@@ -74,7 +75,8 @@ class Lanes:
                 if send.started is None:
                     send.started = now
                 self.busy[lane] = self.busy.get(lane, 0) + 1
-                self.running[pool.submit(_run, send)] = send
+                # In the invocation's context: its log keys (page, request) on the send's lines.
+                self.running[pool.submit(contextvars.copy_context().run, _run, send)] = send
             if not queued:
                 del self.ready[lane]
 

@@ -14,11 +14,10 @@ import ssl
 import threading
 import time
 from collections import OrderedDict
-from urllib.parse import urlsplit
 
 import urllib3
 
-from chalicelib.net import is_public_address, may_call, resolve  # noqa: F401 (the send's rules)
+from chalicelib.net import is_public_address, may_call, parsed, resolve  # noqa: F401 (the send's rules)
 
 TIMEOUT_SECONDS = 10
 # Concurrent sends to one host, and how many hosts' pools (and DNS answers) are kept.
@@ -86,11 +85,8 @@ def _pool(scheme: str, host: str, port: int, address: str) -> urllib3.HTTPConnec
 
 def lane_of(url: str) -> str:
     """What limits concurrent sends to `url`: its scheme, host and port."""
-    parts = urlsplit(url)
-    try:
-        return f"{parts.scheme}://{parts.hostname}:{parts.port}"
-    except ValueError:
-        return url
+    target = parsed(url)
+    return f"{target.scheme}://{target.host}:{target.port}" if target else url
 
 
 def _host_header(host: str, port: int, scheme: str) -> str:
@@ -105,7 +101,7 @@ def request(url: str, method: str, headers: dict[str, str], **options):
     if target is None:
         return None
     scheme, host, port, address = target
-    parts = urlsplit(url)
+    parts = parsed(url).parts
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return _pool(scheme, host, port, address).urlopen(
         method,

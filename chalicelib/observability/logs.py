@@ -83,11 +83,16 @@ def annotate(**keys: Any) -> None:
         _keys.thread_safe_append_keys(**known)
 
 
+def current_keys() -> dict[str, Any]:
+    """The keys of the invocation running in this context (empty outside any)."""
+    return dict(_keys.thread_safe_get_current_keys())
+
+
 @contextmanager
 def _invocation(**keys: Any) -> Iterator[None]:
     """The keys, for the lines logged within; what was there before is restored after (a
     thread of the local stack runs one invocation after another)."""
-    before = dict(_keys.thread_safe_get_current_keys())
+    before = current_keys()
     _keys.thread_safe_clear_keys()
     annotate(**keys)
     try:

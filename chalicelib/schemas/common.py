@@ -4,19 +4,22 @@ import re
 import zoneinfo
 from functools import lru_cache
 from typing import Annotated
-from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 from pydantic import BaseModel as PydanticModel
 from pydantic_core import core_schema
 
+from chalicelib import net
 from chalicelib.http.pagination import MAX_PAGE_NUMBER
 
 _COLOR = re.compile(r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$")
 # The local part in printable ASCII ("!" to "?" and "A" to "~": all but "@" and spaces): SES,
 # like SMTP without extensions, cannot send to any other. The domain may be international.
 # The domain: no white space and no control characters (SES refuses them: "Missing domain").
-_EMAIL = re.compile(r"^[!-?A-~]+@[^@\s\x00-\x1f\x7f]+\.[^@\s.\x00-\x1f\x7f]+$")
+# A mailbox on a domain name: labels of letters (any script), digits and hyphens, the last not
+# all digits, so neither an address literal (`a@[127.0.0.1]`) nor a bare IP or one label.
+_DOMAIN_LABEL = r"[^@\s\x00-\x1f\x7f.\[\]()<>,;:\\\"!#$%&'*+/=?^`{|}~_]{1,63}"
+_EMAIL = re.compile(rf"^[!-?A-~]+@(?!-)(?:{_DOMAIN_LABEL}\.)+(?!\d+$){_DOMAIN_LABEL}$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 _LABEL = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 # The OpenAPI document states what the validators below accept (they strip and lower-case
@@ -62,17 +65,21 @@ def _time_zone(value: str) -> str:
 
 
 def _email(value: str) -> str:
+    """The one rule for an email address, wherever one is taken (the API, the console, the
+    public form, an import): every one of them is validated by this type."""
     value = value.strip()
     if len(value) > 254 or not _EMAIL.match(value):
-        raise ValueError("must be a valid email address (the part before @ in ASCII)")
+        raise ValueError(
+            "must be a valid email address: a mailbox (in ASCII) on a domain name, such as "
+            "name@example.com"
+        )
     return value
 
 
 def _web_url(value: str) -> str:
     value = value.strip()
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("must be an absolute http or https URL")
+    if not net.is_outbound_url(value):
+        raise ValueError(net.INVALID_URL)
     return value
 
 

@@ -42,10 +42,22 @@ class IntegrationFields(Schema):
         None, ge=0, le=10080, description="a status set by hand this recently is left alone"
     )
     min_firing_seconds: Annotated[int | None, NotNull] = Field(
-        None, ge=0, le=86400, description="a status is applied once wanted this long"
+        None,
+        ge=0,
+        le=86400,
+        description="a status is applied once wanted this long (default 60; 0 turns the "
+        "flapping protection off)",
+    )
+    expire_after_minutes: int | None = Field(
+        None,
+        ge=0,
+        le=10080,
+        description="a firing alert not posted again for this long expires, as if resolved "
+        "(0: never; null: the kind's default, 15 for alertmanager and grafana, never for "
+        "generic)",
     )
     rate_limit_per_minute: Annotated[int | None, NotNull] = Field(
-        None, ge=1, le=6000, description="posts a minute this integration accepts (default 120)"
+        None, ge=1, le=6000, description="posts a minute this integration accepts (default 600)"
     )
     incident_template_id: ShortText | None = Field(
         None, description="opens an incident from this template on a major outage"
@@ -90,6 +102,9 @@ class IntegrationOut(OutSchema):
     severities: dict[str, str]
     hold_minutes: int
     min_firing_seconds: int
+    expire_after_minutes: int = Field(
+        description="minutes without a post after which a firing alert expires (0: never)"
+    )
     rate_limit_per_minute: int
     incident_template_id: str | None
     resolve_incident: bool

@@ -2,12 +2,18 @@
 
 from pydantic import Field
 
+from chalicelib.domain import credentials
 from chalicelib.schemas.common import Email, Name, OutSchema, Schema
 
 
 class UserFields(Schema):
     email: Email
-    password: str = Field(min_length=1, max_length=1024)
+    # The length is the document's; the rest of the rule is the domain's (`password_problem`).
+    password: str = Field(
+        min_length=credentials.MINIMUM_PASSWORD_LENGTH,
+        max_length=credentials.MAXIMUM_PASSWORD_LENGTH,
+        description="at least 12 characters, and not a common or easily guessed password",
+    )
     first_name: Name
     last_name: Name
 

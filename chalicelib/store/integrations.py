@@ -29,7 +29,8 @@ class Integration(Model):
     `rules` are `[{"match": {label: value}, "component_id": id}]`, tried in order before the
     default labels; `severities` maps a `severity` label to a component status, over the
     default mapping. `open_incident_id` is the incident this integration opened and has not
-    resolved yet."""
+    resolved yet. `expire_after_minutes` None stands for its kind's default (issue 45): an
+    integration stored before the setting existed reads as its kind's default."""
 
     Meta = table_meta("integrations")
     page_id = UnicodeAttribute(hash_key=True)
@@ -40,8 +41,13 @@ class Integration(Model):
     rules = JSONAttribute(default=list)
     severities = JSONAttribute(default=dict)
     hold_minutes = NumberAttribute(default=60)
-    min_firing_seconds = NumberAttribute(default=0)
-    rate_limit_per_minute = NumberAttribute(default=120)
+    # Issue 45: flapping protection is on by default. An integration stored with a value keeps
+    # it; one stored without any reads as this.
+    min_firing_seconds = NumberAttribute(default=60)
+    expire_after_minutes = NumberAttribute(null=True)
+    # Issue 45: a page's 500 components firing at once under `group_by: [component]` are 500
+    # posts within Alertmanager's group_wait, which must all fit.
+    rate_limit_per_minute = NumberAttribute(default=600)
     incident_template_id = UnicodeAttribute(null=True)
     resolve_incident = BooleanAttribute(default=False)
     open_incident_id = UnicodeAttribute(null=True)
@@ -59,17 +65,34 @@ class IntegrationToken(Model):
     integration_id = UnicodeAttribute()
 
 
+class ExpiringAlerts(GlobalSecondaryIndex):
+    """Sparse: only firing alerts that expire when not posted again carry `due`."""
+
+    class Meta:
+        index_name = "due-by-expiry"
+        projection = AllProjection()
+
+    due = UnicodeAttribute(hash_key=True)
+    expires_at = UTCDateTimeAttribute(range_key=True)
+
+
 class FiringAlerts(Model):
     """hash `integration_id`, range `component_id`: the alerts firing on one component through
-    one integration, `{fingerprint: {"status": wanted status, "since": ISO time}}`; the item
-    goes when the last one resolves."""
+    one integration, `{fingerprint: {"status": wanted status, "since": ISO time it began to
+    fire as seen here, "fired": ISO time it began to want that status, "seen": ISO time it
+    was last posted}}`; the item goes when the last one resolves or expires. `expires_at`:
+    when its first alert expires unless posted again (none when the integration's alerts
+    never expire)."""
 
     Meta = table_meta("firing-alerts")
     integration_id = UnicodeAttribute(hash_key=True)
     component_id = UnicodeAttribute(range_key=True)
     page_id = UnicodeAttribute()
     alerts = JSONAttribute(default=dict)
+    due = UnicodeAttribute(null=True)
+    expires_at = UTCDateTimeAttribute(null=True)
     version = VersionAttribute()
+    expiry_index = ExpiringAlerts()
 
 
 class DueAutomation(GlobalSecondaryIndex):
@@ -98,6 +121,9 @@ class PendingStatus(Model):
     status = UnicodeAttribute()
     detail = UnicodeAttribute(default="")
     wanted_since = UTCDateTimeAttribute()
+    # When what wants the status last fired (None: nothing fires, a resolution or an expiry):
+    # a component set by hand after it is not moved by it (issue 45).
+    fired_at = UTCDateTimeAttribute(null=True)
     hold_minutes = NumberAttribute(default=60)
     min_firing_seconds = NumberAttribute(default=0)
     own_incident_id = UnicodeAttribute(null=True)

@@ -70,6 +70,8 @@ class User(Model):
     # A password handed out once (by the admin tool or the console): the console asks for a
     # new one at the first sign-in and shows nothing else until it has it.
     password_is_one_time = BooleanAttribute(default=False)
+    # Until when a one-time password signs in (once: the sign-in spends it).
+    one_time_until = UTCDateTimeAttribute(null=True)
     owner = BooleanAttribute(default=False)
     page_roles = MapAttribute(default=dict)
     created_at = UTCDateTimeAttribute()

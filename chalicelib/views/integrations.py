@@ -28,6 +28,7 @@ def integration_out(integration: Integration, token: str | None = None) -> schem
         severities=integration.severities or {},
         hold_minutes=int(integration.hold_minutes),
         min_firing_seconds=int(integration.min_firing_seconds),
+        expire_after_minutes=integrations.expire_after_minutes(integration),
         rate_limit_per_minute=int(integration.rate_limit_per_minute),
         incident_template_id=integration.incident_template_id,
         resolve_incident=bool(integration.resolve_incident),

@@ -80,7 +80,7 @@ def populate(world: World) -> Populated:
         f"/v1/organizations/{world.organization_id}/users",
         "user",
         email=f"colleague-{world.page_id}@example.com",
-        password="secret",
+        password="a colleague passphrase",
         first_name="Col",
         last_name="League",
     )

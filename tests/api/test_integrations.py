@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from chalicelib import clock
-from chalicelib.domain import automation
+from chalicelib.domain import automation, integrations
+from chalicelib.domain.components import MAX_COMPONENTS_PER_PAGE
 from tests.alert_payloads import (
     ALERTMANAGER_FIRING,
     ALERTMANAGER_INSTANCE,
@@ -31,6 +32,8 @@ def make_component(world, name="API", **fields):
 
 
 def make_integration(world, kind="generic", **fields):
+    """An integration that applies a status at once (`min_firing_seconds` 0) unless told."""
+    fields.setdefault("min_firing_seconds", 0)
     answer = world.api.post(
         f"/v1/pages/{world.page_id}/integrations", {"integration": {"kind": kind, **fields}}
     )
@@ -97,6 +100,7 @@ def test_creating_an_integration_answers_a_url_that_carries_an_unguessable_token
     assert tokens[0] != tokens[1] and all(len(token) >= 40 for token in tokens)
     assert first["kind"] == "alertmanager" and first["name"] == "Prometheus"
     assert (first["hold_minutes"], first["min_firing_seconds"]) == (60, 0)
+    assert (first["expire_after_minutes"], first["rate_limit_per_minute"]) == (15, 600)
 
     # Only a hash of the token is kept: reading an integration cannot show it again.
     path = f"/v1/pages/{world.page_id}/integrations/{first['id']}"
@@ -489,6 +493,14 @@ def test_an_unknown_token_is_404(world):
     "kind, payload, problem",
     [
         ("alertmanager", b"{not json", "is not JSON"),
+        ("alertmanager", b"\xff{}", "is not JSON"),
+        (
+            "alertmanager",
+            b'{"version": "4", "alerts": [{"status": "firing", "labels": {"component": "API"},'
+            b' "fingerprint": "\\ud800"}]}',
+            "holds a string that is not Unicode",
+        ),
+        ("generic", b'{"component": "API\\udfff", "status": "major_outage"}', "not Unicode"),
         ("alertmanager", {"version": "3", "alerts": []}, 'version` must be "4"'),
         ("alertmanager", {"version": "4"}, "`alerts` must be an array"),
         ("grafana", {"alerts": [{"labels": {}}]}, "`alerts[0].status`"),
@@ -533,21 +545,209 @@ def test_each_integration_has_its_own_rate_limit(world):
     limited = make_integration(world, rate_limit_per_minute=2)
     other = make_integration(world)
     body = {"component_id": component_id, "status": "degraded_performance"}
-    assert [post_alerts(world, limited["url"], body).status for _ in range(3)] == [200, 200, 429]
+    answers = [post_alerts(world, limited["url"], body) for _ in range(3)]
+    assert [answer.status for answer in answers] == [200, 200, 429]
+    assert answers[2].json == {"error": "Rate limit exceeded"}
+    assert 1 <= int(answers[2].headers["Retry-After"]) <= 60
     assert post_alerts(world, other["url"], body).status == 200
 
 
-def test_a_batch_is_applied_whole_or_not_at_all(world):
-    ids = [make_component(world, f"Service {n}") for n in range(17)]
-    made = make_integration(world)
-    too_many = [{"component_id": one, "status": "major_outage"} for one in ids]
-    answer = post_alerts(world, made["url"], too_many)
-    assert answer.status == 400 and "at most 16" in answer.json["errors"]["payload"][0]
+def test_the_default_rate_limit_holds_a_storm_of_one_post_per_component(world):
+    # Alertmanager with `group_by: [component]` posts each component's group on its own, all
+    # within group_wait of the storm's start; it takes a 429 as final until its next group
+    # interval (issue 45).
+    made = make_integration(world, "alertmanager")
+    assert made["rate_limit_per_minute"] >= MAX_COMPONENTS_PER_PAGE
+
+
+# --- Issue 45: Alertmanager and Grafana as they are really configured ----------------------
+
+
+def firing_on(components: list[str]) -> dict:
+    """One Alertmanager group whose alerts name `components` (an alert each)."""
+    alerts = [
+        {**with_labels(ALERTMANAGER_FIRING, component=one)["alerts"][0], "fingerprint": f"fp{n}"}
+        for n, one in enumerate(components)
+    ]
+    return {**ALERTMANAGER_FIRING, "alerts": alerts}
+
+
+def resolved_on(components: list[str]) -> dict:
+    payload = firing_on(components)
+    for alert in payload["alerts"]:
+        alert.update(status="resolved", endsAt="2023-02-06T13:20:45.828Z")
+    return {**payload, "status": "resolved"}
+
+
+def test_a_post_naming_40_components_moves_all_40_and_its_resolution_moves_them_back(world):
+    ids = [make_component(world, f"Service {n}") for n in range(40)]
+    made = make_integration(world, "alertmanager")
+
+    answer = post_alerts(world, made["url"], firing_on(ids))
+    assert answer.status == 200, answer.text
+    assert len(answer.json["components"]) == 40
+    assert all(outcome["changed"] for outcome in answer.json["components"])
+    assert {status_of(world, one) for one in ids} == {"major_outage"}
+
+    answer = post_alerts(world, made["url"], resolved_on(ids))
+    assert answer.status == 200, answer.text
     assert {status_of(world, one) for one in ids} == {"operational"}
 
-    answer = post_alerts(world, made["url"], too_many[:16])
-    assert answer.status == 200
-    assert {status_of(world, one) for one in ids[:16]} == {"major_outage"}
+
+def test_a_resolution_of_any_size_is_applied_after_the_group_grew(world):
+    # The issue's storm: 16 firing, a 17th in the same group, then all 17 resolved.
+    ids = [make_component(world, f"Service {n}") for n in range(17)]
+    made = make_integration(world, "alertmanager")
+    assert post_alerts(world, made["url"], firing_on(ids[:16])).status == 200
+    assert post_alerts(world, made["url"], firing_on(ids)).status == 200
+    assert {status_of(world, one) for one in ids} == {"major_outage"}
+    assert post_alerts(world, made["url"], resolved_on(ids)).status == 200
+    assert {status_of(world, one) for one in ids} == {"operational"}
+
+
+def test_flapping_protection_is_on_by_default(world, freeze_clock):
+    component_id = make_component(world)
+    answer = world.api.post(
+        f"/v1/pages/{world.page_id}/integrations", {"integration": {"kind": "alertmanager"}}
+    )
+    assert answer.json["min_firing_seconds"] == 60
+    posted = post_alerts(
+        world, answer.json["url"], with_labels(ALERTMANAGER_FIRING, component=component_id)
+    )
+    assert "min_firing_seconds (60)" in posted.json["components"][0]["reason"]
+    assert status_of(world, component_id) == "operational"
+    later(seconds=61)
+    automation.settle_due()
+    assert status_of(world, component_id) == "major_outage"
+
+
+def alertmanager_firing(world, **settings):
+    """A component, an Alertmanager integration of `settings`, and an alert on the component,
+    posted once."""
+    component_id = make_component(world)
+    made = make_integration(world, "alertmanager", **settings)
+    firing = with_labels(ALERTMANAGER_FIRING, component=component_id)
+    assert post_alerts(world, made["url"], firing).status == 200
+    return component_id, made, firing
+
+
+def test_a_component_set_by_hand_stays_set_after_the_hold_ends(world, freeze_clock):
+    component_id, made, firing = alertmanager_firing(world, hold_minutes=30)
+    assert status_of(world, component_id) == "major_outage"
+
+    later(minutes=1)
+    set_status(world, component_id, "operational")  # a person: it is fine
+    later(minutes=5)
+    answer = post_alerts(world, made["url"], firing)  # the same alert, re-sent
+    (outcome,) = answer.json["components"]
+    assert outcome["changed"] is False
+    assert outcome["reason"].endswith("kept as set until an alert fires")
+    later(minutes=40)  # the hold is over
+    automation.settle_due()
+    assert status_of(world, component_id) == "operational"
+    assert post_alerts(world, made["url"], firing).json["components"][0]["changed"] is False
+    assert status_of(world, component_id) == "operational"
+    assert not any(event["changed"] for event in audit(world)[:2])
+
+    # The next firing of one of its alerts takes it again.
+    another = with_labels(ALERTMANAGER_FIRING, component=component_id, alertname="Latency")
+    another["alerts"][0]["fingerprint"] = "another"
+    assert post_alerts(world, made["url"], another).json["components"][0]["changed"] is True
+    assert status_of(world, component_id) == "major_outage"
+
+
+def test_a_wait_from_before_a_hand_set_is_not_applied_when_the_hold_ends(world, freeze_clock):
+    # Waits for min_firing_seconds.
+    component_id, made, _ = alertmanager_firing(world, hold_minutes=30, min_firing_seconds=120)
+    later(seconds=30)
+    set_status(world, component_id, "degraded_performance")  # a person's call meanwhile
+    later(minutes=31)
+    automation.settle_due()
+    assert status_of(world, component_id) == "degraded_performance"
+    event = audit(world)[0]
+    assert event["reason"].endswith("kept as set until an alert fires")
+    assert event["changed"] is False
+
+    # Its resolution, an older alert's too, leaves the person's status as well.
+    resolved = with_labels(ALERTMANAGER_RESOLVED, component=component_id)
+    assert post_alerts(world, made["url"], resolved).status == 200
+    later(minutes=40)
+    automation.settle_due()
+    assert status_of(world, component_id) == "degraded_performance"
+
+
+def test_an_alert_not_posted_again_expires_and_is_audited_as_expired(world, freeze_clock):
+    component_id, made, firing = alertmanager_firing(world, expire_after_minutes=10)
+    later(minutes=6)
+    assert post_alerts(world, made["url"], firing).status == 200  # re-sent: repeat_interval
+    later(minutes=15)
+    integrations.expire_due()  # posted 9 minutes ago
+    assert status_of(world, component_id) == "major_outage"
+
+    later(minutes=17)
+    integrations.expire_due()
+    assert status_of(world, component_id) == "operational"
+    event = audit(world)[0]
+    assert event["detail"] == "1a30ba71cca2921f expired (not posted for 10 minutes)"
+    assert (event["new_status"], event["changed"]) == ("operational", True)
+    later(minutes=30)
+    integrations.expire_due()
+    assert audit(world)[0]["id"] == event["id"]  # nothing was left firing
+
+
+def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freeze_clock):
+    template = world.api.post(
+        f"/v1/pages/{world.page_id}/incident_templates",
+        {"template": {"name": "Outage", "title": "Website down", "body": "Looking into it"}},
+    ).json
+    component_id, _, _ = alertmanager_firing(
+        world, expire_after_minutes=5, incident_template_id=template["id"], resolve_incident=True
+    )
+    (incident,) = world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json
+    later(minutes=6)
+    integrations.expire_due()
+    assert status_of(world, component_id) == "operational"
+    resolved = world.api.get(f"/v1/pages/{world.page_id}/incidents/{incident['id']}").json
+    assert resolved["status"] == "resolved"
+
+
+def test_the_expiry_forgets_the_alerts_of_an_integration_gone_meanwhile(world, freeze_clock):
+    from chalicelib.store.integrations import FiringAlerts, Integration
+
+    _, made, _ = alertmanager_firing(world)
+    # Gone without its alerts (as an integration deleted by a path that left them would be).
+    Integration.get(world.page_id, made["id"]).delete()
+    later(minutes=20)
+    integrations.expire_due()
+    assert list(FiringAlerts.query(made["id"])) == []
+
+
+def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock):
+    component_id = make_component(world)
+    generic = make_integration(world)
+    assert generic["expire_after_minutes"] == 0  # nothing re-sends a generic post
+    post_alerts(world, generic["url"], {"component_id": component_id, "status": "major_outage"})
+    later(minutes=600)
+    integrations.expire_due()
+    assert status_of(world, component_id) == "major_outage"
+
+    path = f"/v1/pages/{world.page_id}/integrations/{generic['id']}"
+    changed = world.api.patch(path, {"integration": {"expire_after_minutes": 5}})
+    assert changed.json["expire_after_minutes"] == 5
+    changed = world.api.patch(path, {"integration": {"expire_after_minutes": None}})
+    assert changed.json["expire_after_minutes"] == 0  # null: the kind's default again
+    answer = world.api.patch(path, {"integration": {"expire_after_minutes": -1}})
+    assert answer.status == 422 and "expire_after_minutes" in answer.json["errors"]
+
+
+def test_an_expired_alert_leaves_a_component_set_by_hand_as_set(world, freeze_clock):
+    component_id, _, _ = alertmanager_firing(world, hold_minutes=0)
+    later(minutes=1)
+    set_status(world, component_id, "partial_outage")
+    later(minutes=20)
+    integrations.expire_due()
+    assert status_of(world, component_id) == "partial_outage"
+    assert audit(world)[0]["detail"].endswith("expired (not posted for 15 minutes)")
 
 
 # --- Item 8: the audit ----------------------------------------------------------------------

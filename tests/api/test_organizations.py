@@ -9,7 +9,7 @@ def test_create_and_list_users_in_both_styles(world):
         {
             "user": {
                 "email": "sre@example.com",
-                "password": "s3cret-pass",
+                "password": "s3cret-pass-phrase",
                 "first_name": "Sam",
                 "last_name": "Re",
             }
@@ -42,7 +42,12 @@ def test_create_user_requires_every_field(world):
 
 def test_duplicate_email_is_422(world):
     body = {
-        "user": {"email": "dup@example.com", "password": "pw", "first_name": "A", "last_name": "B"}
+        "user": {
+            "email": "dup@example.com",
+            "password": "a long enough password",
+            "first_name": "A",
+            "last_name": "B",
+        }
     }
     assert world.api.post(f"/v1/organizations/{world.organization_id}/users", body).status == 201
     again = world.api.post(f"/v1/organizations/{world.organization_id}/users", body)

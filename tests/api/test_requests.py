@@ -130,3 +130,18 @@ def test_rate_limit_costs_one_dynamodb_call_within_a_minute(world, monkeypatch, 
     before = dynamodb_calls.count("UpdateItem")
     world.api.get("/v1/pages")
     assert dynamodb_calls.count("UpdateItem") - before == 1
+
+
+def test_a_keys_answers_are_stored_by_no_cache_and_never_sniffed(world):
+    """Subscriber lists and webhook secrets are answered to a key: no cache between the client
+    and the API may keep them, and no browser may take them for another type."""
+    for path in (f"/v1/pages/{world.page_id}/subscribers", f"/v1/pages/{world.page_id}"):
+        answer = world.api.get(path)
+        headers = {name.lower(): value for name, value in answer.headers.items()}
+        assert answer.status == 200
+        assert headers["cache-control"] == "no-store"
+        assert headers["x-content-type-options"] == "nosniff"
+    refused = world.api.get("/v1/pages/nonexistent")
+    assert {name.lower(): value for name, value in refused.headers.items()}["cache-control"] == (
+        "no-store"
+    )

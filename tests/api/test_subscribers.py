@@ -1,5 +1,6 @@
 """Subscribers through HTTP (SPEC 3.4, 4.10): page, incident and organization level."""
 
+import json
 import re
 
 import boto3
@@ -374,3 +375,32 @@ def test_a_taken_address_is_refused_at_the_first_try(world):
         again = subscribe(world, {"email": "once@example.com"})
     assert again.status == 422
     assert calls.count("TransactWriteItems") == 1
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["a@[127.0.0.1]", "a@127.0.0.1", "a@localhost", "a@x..com", "a@-x.com", "a@x.123"],
+)
+def test_an_email_is_a_mailbox_on_a_domain_name_wherever_one_is_taken(world, address):
+    """One rule for the API's subscribers, its users and page access users, and the public
+    form (which takes the API's schema)."""
+    answers = {
+        "subscriber": subscribe(world, {"email": address}),
+        "user": world.api.post(
+            f"/v1/organizations/{world.organization_id}/users",
+            {"user": {"email": address, "password": "a long enough password"}},
+        ),
+        "page access user": world.api.post(
+            f"/v1/pages/{world.page_id}/page_access_users",
+            {"page_access_user": {"email": address}},
+        ),
+        "public form": world.api.client.http.request(
+            "POST",
+            f"/s/{world.page_id}/api/v2/subscribers.json",
+            headers={"Content-Type": "application/json"},
+            body=json.dumps({"subscriber": {"email": address}}).encode(),
+        ),
+    }
+    for where, answer in answers.items():
+        status = getattr(answer, "status", None) or answer.status_code
+        assert status == 422, (where, address)

@@ -118,7 +118,12 @@ BODIES_WITHOUT_IDS = {
     "MetricUpdate": {"metric": {"name": "M"}},
     "DataPointCreate": {"data": {"timestamp": 1, "value": 1}},
     "UserCreate": {
-        "user": {"email": "u@example.com", "password": "p", "first_name": "F", "last_name": "L"}
+        "user": {
+            "email": "u@example.com",
+            "password": "a long enough password",
+            "first_name": "F",
+            "last_name": "L",
+        }
     },
 }
 

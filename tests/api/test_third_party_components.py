@@ -337,3 +337,15 @@ def test_the_openapi_document_describes_the_link(world):
     assert set(schemas["ThirdPartyLink"]["required"]) == {"summary_url", "component_id"}
     assert "third_party" in schemas["ComponentOut"]["properties"]
     assert "official_status" in schemas["ThirdPartyOut"]["properties"]
+
+
+def test_a_stored_source_that_cannot_be_called_keeps_no_other_from_being_polled(world, tick):
+    """A source stored before the rules refused its URL (an older version stored any port):
+    each tick skips it, and the page's other third-party components still follow theirs."""
+    from chalicelib.store.third_party import ThirdPartySource
+
+    with SummarySource({"vendor-api": "partial_outage"}) as source:
+        component = follow(world, source.url)
+        ThirdPartySource(url="http://127.0.0.1:99999/api/v2/summary.json").save()
+        tick()
+        assert read(world, component["id"])["status"] == "partial_outage"

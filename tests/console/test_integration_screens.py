@@ -62,6 +62,7 @@ def _form(**fields) -> list[tuple[str, str]]:
     pairs += [
         ("integration[hold_minutes]", fields.get("hold_minutes", "60")),
         ("integration[min_firing_seconds]", fields.get("min_firing_seconds", "0")),
+        ("integration[expire_after_minutes]", fields.get("expire_after_minutes", "")),
         ("integration[rate_limit_per_minute]", fields.get("rate_limit_per_minute", "120")),
         ("integration[incident_template_id]", fields.get("incident_template_id", "")),
         ("integration[resolve_incident]", "false"),
@@ -88,6 +89,7 @@ def test_an_integration_made_by_clicks_holds_every_field_and_shows_its_url_once(
             severities=[("P1", "major_outage"), ("", "degraded_performance")],
             hold_minutes="30",
             min_firing_seconds="90",
+            expire_after_minutes="20",
             rate_limit_per_minute="600",
             incident_template_id=template_id,
             resolve_incident=True,
@@ -105,6 +107,7 @@ def test_an_integration_made_by_clicks_holds_every_field_and_shows_its_url_once(
     ]
     assert stored["severities"] == {"p1": "major_outage"}
     assert (stored["hold_minutes"], stored["min_firing_seconds"]) == (30, 90)
+    assert stored["expire_after_minutes"] == 20
     assert stored["rate_limit_per_minute"] == 600
     assert stored["incident_template_id"] == template_id and stored["resolve_incident"] is True
 
@@ -192,6 +195,7 @@ def test_an_integration_is_edited_and_deleted_after_a_confirmation(console, make
     assert (stored["kind"], stored["name"], stored["rules"]) == ("grafana", "Grafana", [])
     assert stored["severities"] == {"p1": "major_outage", "sev2": "partial_outage"}
     assert (stored["hold_minutes"], stored["min_firing_seconds"]) == (60, 15)
+    assert stored["expire_after_minutes"] == 15  # blank: the kind's default
 
     confirm = console.get(f"{one}/delete")
     assert confirm.status == 200 and "Delete the integration Grafana" in confirm.text
@@ -246,7 +250,8 @@ def test_automation_events_show_in_the_page_zone_with_what_was_done(console, mak
     assert world.api.patch(_api(world), zone).status == 200
     api = _component(world, "API")
     made = world.api.post(
-        _api(world, "/integrations"), {"integration": {"kind": "generic", "name": "Probe"}}
+        _api(world, "/integrations"),
+        {"integration": {"kind": "generic", "name": "Probe", "min_firing_seconds": 0}},
     ).json
     nowhere = {"component": "Nowhere", "status": "major_outage"}
     assert _post_alerts(world, made["url"], nowhere) == 202

@@ -1,6 +1,9 @@
 """Console sessions: sign-in, the cookie, CSRF tokens, expiry, sign-out, the rate limit."""
 
 from datetime import UTC, datetime, timedelta
+from urllib.parse import unquote
+
+import pytest
 
 from tests.console.conftest import PASSWORD
 
@@ -19,6 +22,31 @@ def test_signing_in_sets_a_secure_http_only_session_cookie(console, make_user, w
     overview = console.get(f"/manage/pages/{world.page_id}")
     assert overview.status == 200
     assert "Acme" in overview.text and email in overview.text
+
+
+@pytest.mark.parametrize(
+    "given, goes_to",
+    [
+        ("/manage%0d%0aX-Injected:%201", "/manage"),  # a crafted link: CR/LF in the header
+        ("/manage/pages%0aSet-Cookie:%20x=1", "/manage"),
+        ("/manageevil", "/manage"),
+        ("https://evil.example/manage", "/manage"),
+        ("//evil.example/manage", "/manage"),
+        ("/manage%5c%5cevil.example", "/manage"),
+        ("/manage/pages?tab=1", "/manage/pages?tab=1"),
+    ],
+)
+def test_a_sign_in_link_s_next_is_a_console_path_or_the_console(console, make_user, given, goes_to):
+    email = make_user()
+    console.get(f"/manage/sign-in?next={given}")
+    answer = console.post(
+        f"/manage/sign-in?next={given}",
+        {"email": email, "password": PASSWORD, "next": unquote(given)},
+    )
+    assert answer.status == 303, answer.text
+    assert answer.headers["location"] == goes_to
+    assert "x-injected" not in answer.headers
+    assert "manage_session" in console.cookies
 
 
 def test_a_wrong_password_is_refused_like_an_unknown_email(console, make_user):
@@ -178,10 +206,43 @@ def test_a_user_changes_their_password_and_other_sessions_end(console, make_user
     overview = f"/manage/pages/{world.page_id}"
     assert "/manage/password" in console.get(overview).text  # the account menu links to it
     console.get("/manage/password")
-    changed = console.post(
-        "/manage/password",
-        {"password": "a brand new password", "confirmation": "a brand new password"},
-    )
+    new = {"password": "a brand new password", "confirmation": "a brand new password"}
+    for wrong in ({}, {"current": "not the password at all"}):
+        refused = console.post("/manage/password", {**new, **wrong})
+        assert refused.status == 422 and "present password" in refused.text
+    changed = console.post("/manage/password", {**new, "current": PASSWORD})
     assert changed.status == 303
     assert console.get(overview).status == 200
     assert elsewhere.get(overview).status == 303
+
+
+@pytest.mark.parametrize(
+    "password", ["password1234", "qwertyuiop123", "aaaaaaaaaaaaaaaa", "123456789012"]
+)
+def test_a_new_password_is_not_a_common_one(console, make_user, password):
+    email = make_user()
+    console.sign_in(email)
+    console.get("/manage/password")
+    answer = console.post(
+        "/manage/password", {"current": PASSWORD, "password": password, "confirmation": password}
+    )
+    assert answer.status == 422 and "too common" in answer.text
+
+
+def test_a_one_time_password_signs_in_once_and_within_a_day(console, world, freeze_clock, http):
+    from chalicelib.domain import organizations
+    from tests.console.conftest import Console
+
+    freeze_clock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+    organizations.create_user(
+        world.organization_id, "once@example.com", password="handed-out-once", one_time=True
+    )
+    organizations.create_user(
+        world.organization_id, "late@example.com", password="handed-out-late", one_time=True
+    )
+    assert console.sign_in("once@example.com", "handed-out-once").status == 303
+    again = Console(http).sign_in("once@example.com", "handed-out-once")
+    assert again.status == 401 and "expired" in again.text  # spent by the first sign-in
+    freeze_clock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))  # 24 hours later
+    late = Console(http).sign_in("late@example.com", "handed-out-late")
+    assert late.status == 401 and "expired" in late.text

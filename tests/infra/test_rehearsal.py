@@ -72,13 +72,6 @@ def test_the_doc_deploys_with_an_artifact_bucket_that_it_makes_first():
     assert deploy_doc.option(describe, "--stack-name") == deploy_doc.option(deploy, "--stack-name")
 
 
-def test_the_doc_packages_to_yaml_which_stays_under_cloudformations_limit():
-    _, package, _, _ = deploy_doc.deploy_commands()
-    # `--use-json` indents by four spaces: over 1,000,000 bytes for this template.
-    assert "--use-json" not in package
-    assert deploy_doc.option(package, "--output-template-file").endswith(".yaml")
-
-
 def test_the_doc_gives_every_parameter_without_a_default_and_no_unknown_one(template):
     _, _, deploy, _ = deploy_doc.deploy_commands()
     given = set(deploy_doc.parameter_overrides(deploy))

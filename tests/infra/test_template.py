@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from chalice.app import SQSEventConfig
 
-from infra import check_package, generate
+from infra import check_package, generate, grants
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGE = "prod"
@@ -210,16 +210,42 @@ def test_table_permissions_name_exactly_the_tables_and_indexes_of_the_template(r
     for _, statement in statements(resources):
         if any(action.startswith("dynamodb:") for action in as_list(statement["Action"])):
             granted |= {json.dumps(resource) for resource in as_list(statement["Resource"])}
-    assert granted == expected
+    # Each function is granted the tables it uses (`test_each_role_grants_its_functions_uses`).
+    assert granted and granted <= expected
 
 
 def test_every_function_waits_for_the_policies_it_runs_with(resources):
     for function in generate.functions(STAGE):
         depends_on = resources[function["logical_id"]]["DependsOn"]
-        assert "AppPolicy" in depends_on
+        # Lambda refuses to map a queue to a function whose role cannot read it yet.
+        assert generate.function_policy_id(function) in depends_on
         if function["queue"]:
-            # Lambda refuses to map a queue to a function whose role cannot read it yet.
-            assert function["logical_id"] + "QueuePolicy" in depends_on
+            own = resources[generate.function_policy_id(function)]["Properties"]
+            (reads,) = [s for s in own["PolicyDocument"]["Statement"] if s["Sid"] == "ReadOwnQueue"]
+            assert reads["Resource"] == {
+                "Fn::GetAtt": [generate._queue_id(function["queue"]), "Arn"]
+            }
+
+
+def test_no_policy_is_on_more_than_one_role_and_every_role_has_its_own(resources):
+    roles_of = {
+        key: [role["Ref"] for role in policy["Properties"]["Roles"]]
+        for key, policy in of_type(resources, "AWS::IAM::Policy").items()
+    }
+    assert all(len(roles) == 1 for roles in roles_of.values()), roles_of
+    with_a_policy = {roles[0] for roles in roles_of.values()}
+    assert {function["role"] for function in generate.functions(STAGE)} <= with_a_policy
+
+
+def test_each_role_grants_its_functions_uses_and_nothing_else(resources):
+    """What `infra/function_uses.json` says each function uses (the suite's record of its
+    calls, checked again by every `make test`: `infra/grants.py`) is what its policy says."""
+    uses = grants.load()
+    for function in generate.functions(STAGE):
+        policy = resources[generate.function_policy_id(function)]["Properties"]
+        granted = [s for s in policy["PolicyDocument"]["Statement"] if s["Sid"] != "ReadOwnQueue"]
+        assert granted == generate.use_statements(uses.get(function["name"], [])), function
+    assert set(uses) <= {function["name"] for function in generate.functions(STAGE)}
 
 
 def test_role_policy_file_only_writes_the_functions_own_logs():
@@ -347,10 +373,6 @@ def test_site_permissions_are_the_publishers_prefixes_and_its_listing_only(resou
     }
     publisher = resources["SitePublisherPolicy"]["Properties"]["Roles"]
     assert publisher == [{"Ref": "PublishPagesRole"}]
-    app_policy = resources["AppPolicy"]["Properties"]
-    assert {role["Ref"] for role in app_policy["Roles"]} == {
-        function["role"] for function in generate.functions(STAGE)
-    }
 
 
 def test_every_function_finds_the_site_bucket_in_its_environment(resources):
@@ -359,16 +381,27 @@ def test_every_function_finds_the_site_bucket_in_its_environment(resources):
         assert variables["SITE_BUCKET"] == {"Ref": generate.SITE_BUCKET}, function["name"]
 
 
-def test_package_check_finds_a_role_without_the_app_policy_and_an_unknown_queue():
+def test_package_check_finds_roles_without_a_policy_shared_policies_and_unknown_queues():
     package = {
         "Resources": {
-            "AppPolicy": {"Type": "AWS::IAM::Policy", "Properties": {"Roles": []}},
+            "SharedPolicy": {
+                "Type": "AWS::IAM::Policy",
+                "Properties": {"Roles": [{"Ref": "WriterRole"}, {"Ref": "OtherRole"}]},
+            },
             "ReaderRole": {"Type": "AWS::IAM::Role", "Properties": {}},
-            "Reader": {
+            "WriterRole": {"Type": "AWS::IAM::Role", "Properties": {}},
+            "Writer": {
                 "Type": "AWS::Serverless::Function",
-                "DependsOn": ["AppPolicy"],
                 "Properties": {
                     "Runtime": "python3.13",
+                    "Role": {"Fn::GetAtt": ["WriterRole", "Arn"]},
+                },
+            },
+            "Reader": {
+                "Type": "AWS::Serverless::Function",
+                "Properties": {
+                    "Runtime": "python3.13",
+                    "Role": {"Fn::GetAtt": ["ReaderRole", "Arn"]},
                     "Events": {
                         "ReaderSqsEventSource": {
                             "Type": "SQS",
@@ -383,9 +416,11 @@ def test_package_check_finds_a_role_without_the_app_policy_and_an_unknown_queue(
         }
     }
     assert check_package.problems(package) == [
+        "SharedPolicy: one policy on 2 roles",
         "Reader.ReaderSqsEventSource: reads a queue the template lacks",
-        "ReaderRole: a function role without the app's policy",
+        "ReaderRole: a function role without a policy of its own",
         "Stray: merged into nothing (Chalice emits no such resource)",
+        "Writer: does not wait for its role's policies",
     ]
 
 
@@ -449,16 +484,17 @@ def test_each_secret_is_generated_by_the_template_and_every_function_finds_it(
 
 
 def test_the_functions_may_read_the_two_secrets_and_no_other(resources):
-    granted = [
-        (action, statement["Resource"])
+    granted = {
+        (action, json.dumps(resource))
         for _, statement in statements(resources)
         for action in as_list(statement["Action"])
         if action.startswith(("secretsmanager:", "ssm:", "kms:"))
-    ]
-    assert granted == [
-        ("secretsmanager:GetSecretValue", {"Ref": generate.SIGNING_SECRET}),
-        ("secretsmanager:GetSecretValue", {"Ref": generate.ORIGIN_VERIFY_SECRET}),
-    ]
+        for resource in as_list(statement["Resource"])
+    }
+    assert granted == {
+        ("secretsmanager:GetSecretValue", json.dumps({"Ref": generate.SIGNING_SECRET})),
+        ("secretsmanager:GetSecretValue", json.dumps({"Ref": generate.ORIGIN_VERIFY_SECRET})),
+    }
 
 
 def test_the_code_calls_secrets_manager_only_as_granted():

@@ -104,6 +104,23 @@ def test_a_status_set_by_hand_holds_for_hold_minutes(page_id, component_id, mome
     assert check(page_id, component_id, "major_outage", hold_minutes=10).changed
 
 
+def test_a_wait_from_before_a_status_set_by_hand_is_never_applied(page_id, component_id, moment):
+    from chalicelib.domain import components
+
+    check(page_id, component_id, "major_outage", min_firing_seconds=60)  # waits
+    moment(30)
+    components.set_component_status(page_id, component_id, "degraded_performance")
+    moment(61 * 60)  # the wait came due, and any hold is over
+    settle_due()
+    assert stored(page_id, component_id).status == "degraded_performance"
+    assert audit_reasons(page_id)[0].endswith("; kept as set until an alert fires")
+    moment(62 * 60)
+    settle_due()  # the wait went with it: recorded once
+    assert len(audit_reasons(page_id)) == 2
+    # The check's next verdict is news: it moves the component.
+    assert check(page_id, component_id, "partial_outage").changed
+
+
 def test_under_maintenance_stays(page_id, component_id, moment):
     from chalicelib.domain import components
 
