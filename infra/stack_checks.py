@@ -48,7 +48,7 @@ def _client(service: str):
 def tables(stack: Stack) -> list[str]:
     """Every model's table, named as the app names it under STAGE=prod, with its keys,
     indexes, TTL, and no stream (nothing reads one); and no table the models lack."""
-    from chalicelib.store.tables import all_models, table_definition
+    from chalicelib.store.tables import all_models
 
     dynamodb = _client("dynamodb")
     problems = []
@@ -61,32 +61,39 @@ def tables(stack: Stack) -> list[str]:
         )
     for model in all_models():
         name = model.Meta.table_name
-        if name not in made:
-            continue
-        table = dynamodb.describe_table(TableName=name)["Table"]
-        wanted = table_definition(model)
-        billing = table.get("BillingModeSummary", {}).get("BillingMode")
-        if billing != wanted["BillingMode"]:
-            problems.append(f"{name}: billed {billing}, not {wanted['BillingMode']}")
-        if table["KeySchema"] != wanted["KeySchema"]:
-            problems.append(f"{name}: keys {table['KeySchema']}, the model's {wanted['KeySchema']}")
-        attributes = sorted(table["AttributeDefinitions"], key=lambda a: a["AttributeName"])
-        if attributes != wanted["AttributeDefinitions"]:
-            problems.append(f"{name}: attributes {attributes}")
-        for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
-            if _indexes(table.get(kind, [])) != _indexes(wanted.get(kind, [])):
-                problems.append(f"{name}: {kind} {_indexes(table.get(kind, []))}")
-        if table.get("StreamSpecification", {}).get("StreamEnabled"):
-            problems.append(f"{name}: has a stream, which no function reads")
-        ttl = dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
-        attribute = model._ttl_attribute()
-        if attribute is None and ttl.get("TimeToLiveStatus") == "ENABLED":
-            problems.append(f"{name}: time to live on {ttl.get('AttributeName')}, no model's")
-        if attribute is not None and (
-            ttl.get("TimeToLiveStatus") != "ENABLED"
-            or ttl.get("AttributeName") != attribute.attr_name
-        ):
-            problems.append(f"{name}: time to live {ttl}, the model's {attribute.attr_name}")
+        if name in made:
+            table = dynamodb.describe_table(TableName=name)["Table"]
+            ttl = dynamodb.describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+            problems += [f"{name}: {problem}" for problem in table_problems(model, table, ttl)]
+    return problems
+
+
+def table_problems(model: type, table: dict, ttl: dict) -> list[str]:
+    """How a table, as DescribeTable and DescribeTimeToLive answer, differs from its model."""
+    from chalicelib.store.tables import table_definition
+
+    wanted = table_definition(model)
+    problems = []
+    billing = table.get("BillingModeSummary", {}).get("BillingMode")
+    if billing != wanted["BillingMode"]:
+        problems.append(f"billed {billing}, not {wanted['BillingMode']}")
+    if table["KeySchema"] != wanted["KeySchema"]:
+        problems.append(f"keys {table['KeySchema']}, the model's {wanted['KeySchema']}")
+    attributes = sorted(table["AttributeDefinitions"], key=lambda a: a["AttributeName"])
+    if attributes != wanted["AttributeDefinitions"]:
+        problems.append(f"attributes {attributes}")
+    for kind in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes"):
+        if _indexes(table.get(kind, [])) != _indexes(wanted.get(kind, [])):
+            problems.append(f"{kind} {sorted(_indexes(table.get(kind, [])))}")
+    if table.get("StreamSpecification", {}).get("StreamEnabled"):
+        problems.append("has a stream, which no function reads")
+    attribute = model._ttl_attribute()
+    if attribute is None and ttl.get("TimeToLiveStatus") == "ENABLED":
+        problems.append(f"time to live on {ttl.get('AttributeName')}, no model's")
+    if attribute is not None and (
+        ttl.get("TimeToLiveStatus") != "ENABLED" or ttl.get("AttributeName") != attribute.attr_name
+    ):
+        problems.append(f"time to live {ttl}, the model's {attribute.attr_name}")
     return problems
 
 

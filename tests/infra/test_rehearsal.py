@@ -202,3 +202,73 @@ def test_the_rehearsal_environment_reaches_nothing_but_the_emulator():
     assert variables["HTTPS_PROXY"].startswith("http://127.0.0.1:")
     machine = {"AWS_PROFILE": "admin", "AWS_SESSION_TOKEN": "t", "https_proxy": "p", "PATH": "/"}
     assert rehearsal._without_aws(machine) == {"PATH": "/"}
+
+
+def described(model) -> tuple[dict, dict]:
+    """The model's table as DescribeTable and DescribeTimeToLive answer for it when right."""
+    from chalicelib.store.tables import table_definition
+
+    table = dict(table_definition(model))
+    table["BillingModeSummary"] = {"BillingMode": table.pop("BillingMode")}
+    ttl = model._ttl_attribute()
+    if ttl is None:
+        return table, {"TimeToLiveStatus": "DISABLED"}
+    return table, {"TimeToLiveStatus": "ENABLED", "AttributeName": ttl.attr_name}
+
+
+def a_model(with_index: bool, with_ttl: bool):
+    from chalicelib.store.tables import all_models
+
+    return next(
+        model
+        for model in all_models()
+        if bool(model._get_schema()["global_secondary_indexes"]) == with_index
+        and (model._ttl_attribute() is not None) == with_ttl
+    )
+
+
+def test_the_table_check_passes_a_table_made_as_its_model_says():
+    from infra import stack_checks
+
+    for model in (a_model(True, False), a_model(False, True)):
+        assert stack_checks.table_problems(model, *described(model)) == []
+
+
+def test_the_table_check_finds_a_missing_index_a_stream_and_time_to_live_off():
+    from infra import stack_checks
+
+    model = a_model(True, False)
+    table, ttl = described(model)
+    table["GlobalSecondaryIndexes"] = table["GlobalSecondaryIndexes"][1:]
+    table["StreamSpecification"] = {"StreamEnabled": True}
+    problems = stack_checks.table_problems(model, table, ttl)
+    assert [problem.split(" ")[0] for problem in problems] == ["GlobalSecondaryIndexes", "has"]
+    model = a_model(False, True)
+    table, _ = described(model)
+    (problem,) = stack_checks.table_problems(model, table, {"TimeToLiveStatus": "DISABLED"})
+    assert problem.startswith("time to live")
+
+
+def test_the_function_check_finds_a_wrong_parameter_and_a_bucket_of_another_stack():
+    from infra import stack_checks
+
+    stack = stack_checks.Stack(
+        name="statuspage-prod",
+        template={"Resources": {}},
+        parameters={"PublicBaseUrl": "https://status.example.com"},
+        physical_ids={generate.SITE_BUCKET: "the-stacks-bucket"},
+    )
+    right = {
+        "STAGE": "prod",
+        "PUBLIC_BASE_URL": "https://status.example.com",
+        "PUBLIC_DOMAIN": "",
+        "NOTIFICATIONS_FROM": "",
+        generate.SITE_BUCKET_VARIABLE: "the-stacks-bucket",
+        generate.SIGNING_SECRET_VARIABLE: "arn:aws:secretsmanager:us-east-1:1:secret:s",
+    }
+    wanted = {name for name, spec in generate.PARAMETERS.items() if "variable" in spec}
+    assert "PublicBaseUrl" in wanted
+    assert stack_checks._environment_problems(stack, right) == []
+    wrong = {**right, "PUBLIC_BASE_URL": "https://elsewhere", "SITE_BUCKET": "another"}
+    wrong[generate.SIGNING_SECRET_VARIABLE] = ""
+    assert len(stack_checks._environment_problems(stack, wrong)) == 3
