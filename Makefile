@@ -41,18 +41,20 @@ format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-# The package check runs beside the suite, at the lowest priority: it takes the cores the
-# suite leaves idle while its end-to-end tests wait, not the suite's. Its output follows the
-# suite's, and either failing fails `make test`.
+# The package check and the deploy rehearsal run beside the suite, one after the other on the
+# same package, at the lowest priority: they take the cores the suite leaves idle while its
+# end-to-end tests wait, not the suite's. Their output follows the suite's, and any of them
+# failing fails `make test` (`-k`: a failed check still lets the rehearsal run).
 # The suite also records what each Lambda function uses of AWS, and then checks that each
 # role grants exactly that (infra/grants.py).
 test: lint chromium node alertmanager
-	@nice -n 19 $(MAKE) --no-print-directory infra-check > .infra-check.log 2>&1 & checking=$$!; \
+	@nice -n 19 $(MAKE) --no-print-directory -k infra-check deploy-rehearsal \
+		> .infra-check.log 2>&1 & checking=$$!; \
 	uses=$$(mktemp -d); \
 	AWS_USES_DIR=$$uses $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder; tested=$$?; \
 	$(PY) -m infra.grants check $$uses; granted=$$?; rm -rf $$uses; \
 	wait $$checking; checked=$$?; cat .infra-check.log; \
-	[ $$checked -eq 0 ] || echo "make infra-check failed (above)"; \
+	[ $$checked -eq 0 ] || echo "make infra-check or make deploy-rehearsal failed (above)"; \
 	[ $$tested -eq 0 ] && [ $$granted -eq 0 ] && [ $$checked -eq 0 ]
 
 # After a change of what the code calls of AWS: the suite's record of each function's uses,
@@ -144,6 +146,21 @@ package: $(PACKAGE_VENV)/.installed
 		$(PACKAGE_VENV)/bin/chalice package --stage prod --merge-template infra/resources.json $(DIST)
 	$(PACKAGE_VENV)/bin/python -m infra.greedy_routes $(DIST)/sam.json
 	@ls -l $(DIST)
+
+# The deploy of docs/deploy.md, rehearsed against an emulator of its own (infra/rehearsal.py):
+# its commands as written, with the AWS CLI of its own venv, then the stack it made checked
+# against the code, and a write and a read through the API on the tables it made.
+AWSCLI_VENV := .venv-awscli
+
+$(AWSCLI_VENV)/.installed: infra/requirements-awscli.txt
+	rm -rf $(AWSCLI_VENV)
+	$(PYTHON) -m venv $(AWSCLI_VENV)
+	$(AWSCLI_VENV)/bin/python -m pip --disable-pip-version-check -q install --no-compile -r infra/requirements-awscli.txt
+	touch $@
+
+.PHONY: deploy-rehearsal
+deploy-rehearsal: package $(VENV)/.local $(CFNLINT_VENV)/.installed $(AWSCLI_VENV)/.installed
+	$(PY) -m infra.rehearsal $(DIST)
 
 infra-check: package $(CFNLINT_VENV)/.installed
 	$(CFNLINT_VENV)/bin/cfn-lint $(DIST)/sam.json
