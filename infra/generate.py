@@ -725,7 +725,9 @@ def render(document: dict) -> str:
 def main() -> None:
     """Writes the files of the stage `make package` deploys (whatever `STAGE` is set now)."""
     stage = DEFAULT_STAGE
-    RESOURCES_FILE.write_text(render(template(stage)))
+    generated = template(stage)
+    RESOURCES_FILE.write_text(render(generated))
+    grants.rewrite_docs(ROOT, generated["Resources"], SITE_POLICIES.values())
     role_policy_file(stage).write_text(render(role_policy(stage)))
     print(
         f"wrote {RESOURCES_FILE.relative_to(ROOT)} and {role_policy_file(stage).relative_to(ROOT)}"

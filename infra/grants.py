@@ -134,6 +134,29 @@ def described(policies: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The docs that list what the policies grant (a test holds each to the template): every
+# policy, and the site's.
+POLICY_DOC, SITE_POLICY_DOC = "docs/deploy.md", "docs/aws-site.md"
+_LISTED = re.compile(
+    r"(?m)^- `\w+Policy`, on `[^`]*`:\n(?:(?:  - .*\n)|(?:- `\w+Policy`, on `[^`]*`:\n))*"
+)
+
+
+def rewrite_docs(root: Path, resources: dict, site_policies: Iterable[str]) -> None:
+    """Each doc's list of what the policies grant, as the template has them now (`make infra`
+    writes them with the template)."""
+    policies = {
+        key: value for key, value in resources.items() if value.get("Type") == "AWS::IAM::Policy"
+    }
+    site = {key: policies[key] for key in site_policies}
+    for name, chosen in ((POLICY_DOC, policies), (SITE_POLICY_DOC, site)):
+        path = root / name
+        text = path.read_text()
+        listed = _LISTED.search(text)
+        if listed:
+            path.write_text(text[: listed.start()] + described(chosen) + text[listed.end() :])
+
+
 def main(arguments: list[str]) -> int:
     command, directory = arguments[0], Path(arguments[1])
     seen = recorded(directory)

@@ -8,7 +8,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from chalicelib import clock
-from chalicelib.domain import automation, integrations
 from chalicelib.domain.components import MAX_COMPONENTS_PER_PAGE
 from tests.alert_payloads import (
     ALERTMANAGER_FIRING,
@@ -21,6 +20,20 @@ from tests.alert_payloads import (
 from tests.webhook_sink import WebhookSink
 
 pytestmark = pytest.mark.usefixtures("quick_retries")
+
+
+@pytest.fixture
+def tick(http):
+    """The every-minute function, as EventBridge invokes it: the holds that end and the
+    alerts that expire are its to apply (and what it uses of AWS is recorded as its own)."""
+
+    def run():
+        event = http.events.generate_cw_event(
+            source="aws.events", detail_type="Scheduled Event", detail={}, resources=[]
+        )
+        http.lambda_.invoke("every_minute", event)
+
+    return run
 
 
 def make_component(world, name="API", **fields):
@@ -325,11 +338,12 @@ def test_a_generic_post_names_a_component_and_a_status_one_object_or_a_list(worl
 # --- Item 4: people come first --------------------------------------------------------------
 
 
-def test_a_status_set_by_hand_holds_for_hold_minutes(world, freeze_clock):
+def test_a_status_set_by_hand_holds_for_hold_minutes(world, freeze_clock, tick):
     component_id = make_component(world)
     set_status(world, component_id, "operational")
     set_status(world, component_id, "degraded_performance")  # a person's call
-    made = make_integration(world, "alertmanager", hold_minutes=30)
+    # Not expired by the tick that ends the hold (Alertmanager re-sends it meanwhile).
+    made = make_integration(world, "alertmanager", hold_minutes=30, expire_after_minutes=60)
     payload = with_labels(ALERTMANAGER_FIRING, component=component_id)
 
     answer = post_alerts(world, made["url"], payload)
@@ -341,7 +355,7 @@ def test_a_status_set_by_hand_holds_for_hold_minutes(world, freeze_clock):
 
     # Once the hold is over, the alert still firing takes the component at the next tick.
     later(minutes=31)
-    automation.settle_due()
+    tick()
     assert status_of(world, component_id) == "major_outage"
 
 
@@ -397,7 +411,9 @@ def test_an_automation_change_notifies_subscribers_as_a_manual_change_does(world
     ]
 
 
-def test_a_change_and_its_undo_within_min_firing_seconds_notify_nobody(world, drain, freeze_clock):
+def test_a_change_and_its_undo_within_min_firing_seconds_notify_nobody(
+    world, drain, freeze_clock, tick
+):
     component_id = make_component(world)
     made = make_integration(world, "alertmanager", min_firing_seconds=120)
     firing = with_labels(ALERTMANAGER_FIRING, component=component_id)
@@ -410,7 +426,7 @@ def test_a_change_and_its_undo_within_min_firing_seconds_notify_nobody(world, dr
         later(seconds=60)
         post_alerts(world, made["url"], with_labels(ALERTMANAGER_RESOLVED, component=component_id))
         later(seconds=200)
-        automation.settle_due()  # nothing left waiting: nothing moves
+        tick()  # nothing left waiting: nothing moves
         drain()
         assert status_of(world, component_id) == "operational"
         assert component_updates(sink) == []
@@ -419,7 +435,7 @@ def test_a_change_and_its_undo_within_min_firing_seconds_notify_nobody(world, dr
         # without being posted again.
         post_alerts(world, made["url"], firing)
         later(seconds=200 + 121)
-        automation.settle_due()
+        tick()
         drain()
     assert status_of(world, component_id) == "major_outage"
     assert component_updates(sink) == [(component_id, "major_outage")]
@@ -605,7 +621,7 @@ def test_a_resolution_of_any_size_is_applied_after_the_group_grew(world):
     assert {status_of(world, one) for one in ids} == {"operational"}
 
 
-def test_flapping_protection_is_on_by_default(world, freeze_clock):
+def test_flapping_protection_is_on_by_default(world, freeze_clock, tick):
     component_id = make_component(world)
     answer = world.api.post(
         f"/v1/pages/{world.page_id}/integrations", {"integration": {"kind": "alertmanager"}}
@@ -617,7 +633,7 @@ def test_flapping_protection_is_on_by_default(world, freeze_clock):
     assert "min_firing_seconds (60)" in posted.json["components"][0]["reason"]
     assert status_of(world, component_id) == "operational"
     later(seconds=61)
-    automation.settle_due()
+    tick()
     assert status_of(world, component_id) == "major_outage"
 
 
@@ -631,8 +647,10 @@ def alertmanager_firing(world, **settings):
     return component_id, made, firing
 
 
-def test_a_component_set_by_hand_stays_set_after_the_hold_ends(world, freeze_clock):
-    component_id, made, firing = alertmanager_firing(world, hold_minutes=30)
+def test_a_component_set_by_hand_stays_set_after_the_hold_ends(world, freeze_clock, tick):
+    component_id, made, firing = alertmanager_firing(
+        world, hold_minutes=30, expire_after_minutes=60
+    )
     assert status_of(world, component_id) == "major_outage"
 
     later(minutes=1)
@@ -643,7 +661,7 @@ def test_a_component_set_by_hand_stays_set_after_the_hold_ends(world, freeze_clo
     assert outcome["changed"] is False
     assert outcome["reason"].endswith("kept as set until an alert fires")
     later(minutes=40)  # the hold is over
-    automation.settle_due()
+    tick()
     assert status_of(world, component_id) == "operational"
     assert post_alerts(world, made["url"], firing).json["components"][0]["changed"] is False
     assert status_of(world, component_id) == "operational"
@@ -656,13 +674,13 @@ def test_a_component_set_by_hand_stays_set_after_the_hold_ends(world, freeze_clo
     assert status_of(world, component_id) == "major_outage"
 
 
-def test_a_wait_from_before_a_hand_set_is_not_applied_when_the_hold_ends(world, freeze_clock):
+def test_a_wait_from_before_a_hand_set_is_not_applied_when_the_hold_ends(world, freeze_clock, tick):
     # Waits for min_firing_seconds.
     component_id, made, _ = alertmanager_firing(world, hold_minutes=30, min_firing_seconds=120)
     later(seconds=30)
     set_status(world, component_id, "degraded_performance")  # a person's call meanwhile
     later(minutes=31)
-    automation.settle_due()
+    tick()
     assert status_of(world, component_id) == "degraded_performance"
     event = audit(world)[0]
     assert event["reason"].endswith("kept as set until an alert fires")
@@ -672,30 +690,30 @@ def test_a_wait_from_before_a_hand_set_is_not_applied_when_the_hold_ends(world, 
     resolved = with_labels(ALERTMANAGER_RESOLVED, component=component_id)
     assert post_alerts(world, made["url"], resolved).status == 200
     later(minutes=40)
-    automation.settle_due()
+    tick()
     assert status_of(world, component_id) == "degraded_performance"
 
 
-def test_an_alert_not_posted_again_expires_and_is_audited_as_expired(world, freeze_clock):
+def test_an_alert_not_posted_again_expires_and_is_audited_as_expired(world, freeze_clock, tick):
     component_id, made, firing = alertmanager_firing(world, expire_after_minutes=10)
     later(minutes=6)
     assert post_alerts(world, made["url"], firing).status == 200  # re-sent: repeat_interval
     later(minutes=15)
-    integrations.expire_due()  # posted 9 minutes ago
+    tick()  # posted 9 minutes ago
     assert status_of(world, component_id) == "major_outage"
 
     later(minutes=17)
-    integrations.expire_due()
+    tick()
     assert status_of(world, component_id) == "operational"
     event = audit(world)[0]
     assert event["detail"] == "1a30ba71cca2921f expired (not posted for 10 minutes)"
     assert (event["new_status"], event["changed"]) == ("operational", True)
     later(minutes=30)
-    integrations.expire_due()
+    tick()
     assert audit(world)[0]["id"] == event["id"]  # nothing was left firing
 
 
-def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freeze_clock):
+def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freeze_clock, tick):
     template = world.api.post(
         f"/v1/pages/{world.page_id}/incident_templates",
         {"template": {"name": "Outage", "title": "Website down", "body": "Looking into it"}},
@@ -705,30 +723,30 @@ def test_the_last_alert_expiring_resolves_the_integrations_incident(world, freez
     )
     (incident,) = world.api.get(f"/v1/pages/{world.page_id}/incidents/unresolved").json
     later(minutes=6)
-    integrations.expire_due()
+    tick()
     assert status_of(world, component_id) == "operational"
     resolved = world.api.get(f"/v1/pages/{world.page_id}/incidents/{incident['id']}").json
     assert resolved["status"] == "resolved"
 
 
-def test_the_expiry_forgets_the_alerts_of_an_integration_gone_meanwhile(world, freeze_clock):
+def test_the_expiry_forgets_the_alerts_of_an_integration_gone_meanwhile(world, freeze_clock, tick):
     from chalicelib.store.integrations import FiringAlerts, Integration
 
     _, made, _ = alertmanager_firing(world)
     # Gone without its alerts (as an integration deleted by a path that left them would be).
     Integration.get(world.page_id, made["id"]).delete()
     later(minutes=20)
-    integrations.expire_due()
+    tick()
     assert list(FiringAlerts.query(made["id"])) == []
 
 
-def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock):
+def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock, tick):
     component_id = make_component(world)
     generic = make_integration(world)
     assert generic["expire_after_minutes"] == 0  # nothing re-sends a generic post
     post_alerts(world, generic["url"], {"component_id": component_id, "status": "major_outage"})
     later(minutes=600)
-    integrations.expire_due()
+    tick()
     assert status_of(world, component_id) == "major_outage"
 
     path = f"/v1/pages/{world.page_id}/integrations/{generic['id']}"
@@ -740,12 +758,12 @@ def test_expiry_follows_the_kind_and_the_setting(world, freeze_clock):
     assert answer.status == 422 and "expire_after_minutes" in answer.json["errors"]
 
 
-def test_an_expired_alert_leaves_a_component_set_by_hand_as_set(world, freeze_clock):
+def test_an_expired_alert_leaves_a_component_set_by_hand_as_set(world, freeze_clock, tick):
     component_id, _, _ = alertmanager_firing(world, hold_minutes=0)
     later(minutes=1)
     set_status(world, component_id, "partial_outage")
     later(minutes=20)
-    integrations.expire_due()
+    tick()
     assert status_of(world, component_id) == "partial_outage"
     assert audit(world)[0]["detail"].endswith("expired (not posted for 15 minutes)")
 
