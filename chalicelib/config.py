@@ -26,6 +26,25 @@ def region() -> str:
     return os.environ.get("AWS_DEFAULT_REGION") or os.environ.get("AWS_REGION") or "us-east-1"
 
 
+def _count_setting(name: str, default: int) -> int:
+    try:
+        return max(0, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def subscribe_per_client_per_hour() -> int:
+    """Anonymous subscriptions (the public form, the status API v2, an incident's) one client
+    may make on one page in an hour; apart from `RATE_LIMIT_PER_MINUTE`, and on when it is
+    0. 0 turns this one off."""
+    return _count_setting("SUBSCRIBE_PER_CLIENT_PER_HOUR", 10)
+
+
+def subscribe_per_page_per_hour() -> int:
+    """Anonymous subscriptions one page takes in an hour from every client together."""
+    return _count_setting("SUBSCRIBE_PER_PAGE_PER_HOUR", 500)
+
+
 def rate_limit_per_minute() -> int:
     """Requests per API token on a 60 s rolling window; 0 turns the limit off."""
     try:

@@ -2,6 +2,9 @@
 
 from dataclasses import dataclass
 
+import phonenumbers
+from phonenumbers import PhoneNumberType
+
 
 @dataclass(frozen=True)
 class SmsCountry:
@@ -58,6 +61,23 @@ def national_number(country: SmsCountry, written: str) -> str | None:
     if len(digits) not in country.lengths:
         return None
     return digits
+
+
+# What a text message may be sent to: a mobile number, or one of a plan that does not tell
+# mobile from fixed (the United States', Canada's). Every other range (premium-rate,
+# shared-cost, toll-free, landline, VoIP, pager, personal, or no range of the plan) is
+# refused: a premium number on the page's form would be paid for by the operator.
+_TEXTABLE = frozenset({PhoneNumberType.MOBILE, PhoneNumberType.FIXED_LINE_OR_MOBILE})
+
+
+def is_mobile(country_code: str, national: str) -> bool:
+    """Whether the number is in a mobile range of its country's numbering plan, as Google's
+    libphonenumber (the `phonenumbers` package, kept up to date with every plan) has it."""
+    try:
+        number = phonenumbers.parse(e164(country_code, national))
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.number_type(number) in _TEXTABLE
 
 
 def e164(country_code: str, national: str) -> str:

@@ -161,6 +161,12 @@ def _phone(fields: SubscriberInput) -> tuple[str, str]:
     national = sms_countries.national_number(country, fields.phone_number or "")
     if national is None:
         raise errors.invalid("phone_number", f"is not a valid number in {country.name}")
+    if not sms_countries.is_mobile(country.code, national):
+        raise errors.invalid(
+            "phone_number",
+            f"is not a mobile number in {country.name} (premium-rate, toll-free, shared-cost "
+            "and landline numbers get no text messages)",
+        )
     return country.code, national
 
 
@@ -226,7 +232,7 @@ def create(
         # Another subscriber holds the address's claim.
         raise errors.invalid(KIND_SETTINGS[kind][1], ALREADY_SUBSCRIBED) from None
     if subscriber.state == UNCONFIRMED:
-        send_confirmation(page, subscriber)
+        send_confirmation(page, subscriber, by_reader=by_reader)
     return subscriber
 
 
@@ -510,20 +516,21 @@ def unsubscribed_emails(page_id: str, emails: Iterable[str]) -> set[str]:
     return subscriber_listing.left(page_id, "email", {email.lower() for email in emails})
 
 
-def send_confirmations_with(sender: Callable[[Page, Subscriber], None]) -> None:
+def send_confirmations_with(sender: Callable[[Page, Subscriber, bool], None]) -> None:
     """How confirmation links are sent (`notify.confirmation.send`, which app.py registers):
     the message is the notifiers' to make, and the rules import no notifier."""
     _confirmation_senders[:] = [sender]
 
 
-def send_confirmation(page: Page, subscriber: Subscriber) -> None:
+def send_confirmation(page: Page, subscriber: Subscriber, *, by_reader: bool = False) -> None:
     """Ask an unconfirmed subscriber to open its confirmation link (`link(subscriber,
-    CONFIRM)`), at the address that will hear from the page."""
+    CONFIRM)`), at the address that will hear from the page; `by_reader`: a subscription an
+    anonymous reader made, whose address the page asks at most once an hour."""
     if subscriber.state != UNCONFIRMED:
         return
     for sender in _confirmation_senders:
         try:
-            sender(page, subscriber)
+            sender(page, subscriber, by_reader)
         except Exception:
             # The subscriber is saved and may ask again; a refused address (SES: "Missing
             # domain") is no reason to fail the request that made it.
@@ -532,7 +539,7 @@ def send_confirmation(page: Page, subscriber: Subscriber) -> None:
             )
 
 
-_confirmation_senders: list[Callable[[Page, Subscriber], None]] = []
+_confirmation_senders: list[Callable[[Page, Subscriber, bool], None]] = []
 
 
 def recipients(

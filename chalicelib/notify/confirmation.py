@@ -1,16 +1,33 @@
 """The confirmation link a new subscriber must open: a text message for an SMS subscriber, an
 email for the others (a webhook or chat subscriber's goes to its contact address)."""
 
+import logging
+
 from chalicelib.domain import chat_platforms, pages, subscribers
+from chalicelib.http import ratelimit
 from chalicelib.notify import content, email, sms
 from chalicelib.store.models import Page
 from chalicelib.store.subscribers import Subscriber
 
+logger = logging.getLogger(__name__)
 # A page name cut to fit keeps at least this many characters, else it is left out.
 _LEAST_NAME = 4
+# One address is asked by one page at most once in this long.
+ASK_AGAIN_AFTER_SECONDS = 3600
 
 
-def send(page: Page, subscriber: Subscriber) -> None:
+def send(page: Page, subscriber: Subscriber, by_reader: bool = False) -> None:
+    """The confirmation; of a subscription a reader made (its address the caller's choice),
+    only when the page asked that address nothing within the hour. The page's team, who make
+    or send one again through the API or the console, are not held to it."""
+    if by_reader and not _first_ask_within_the_hour(page, subscriber):
+        logger.info(
+            "confirmation of subscriber %s of page %s not sent: the page asked that address "
+            "within the hour",
+            subscriber.id,
+            page.id,
+        )
+        return
     confirm_link = subscribers.link(subscriber, subscribers.CONFIRM)
     if subscriber.kind == "sms":
         name = pages.profile_of(page).get("name", "")
@@ -23,6 +40,22 @@ def send(page: Page, subscriber: Subscriber) -> None:
     email.send_email(
         subscriber.email, message["sender"], message["subject"], message["text"], message["html"]
     )
+
+
+def _first_ask_within_the_hour(page: Page, subscriber: Subscriber) -> bool:
+    """Whether the page asked this address nothing within the hour (and count this ask): a
+    page asks one address once an hour at most, however often its form is sent with it (the
+    subscriptions of each incident, a subscription cancelled and made again), so no page's
+    form mails or texts a third party again and again. The link it sent still works."""
+    if subscriber.kind == "sms":
+        address = subscribers.e164(subscriber)
+    else:
+        address = subscriber.email or ""
+    asked = ratelimit.token_for(f"confirmation#{page.id}", address)
+    if ratelimit.counted(asked, ASK_AGAIN_AFTER_SECONDS) > 0:
+        return False
+    ratelimit.count(asked, ASK_AGAIN_AFTER_SECONDS)
+    return True
 
 
 def sms_text(name: str, link: str) -> str:

@@ -165,17 +165,23 @@ def _subdomain_of(host: str) -> str | None:
 def refusal(error: errors.ApiError, as_html: bool) -> Response:
     """The answer of a public path that cannot show what was asked."""
     if not as_html:
-        headers = {"Cache-Control": "no-store", **security.for_data()}
+        headers = {"Cache-Control": "no-store", **security.for_data(), **error.headers}
         return json_response(error.body(), error.status, headers)
-    titles = {401: "This page is private", 404: "Page not found", 400: "Bad request"}
+    titles = {
+        401: "This page is private",
+        404: "Page not found",
+        400: "Bad request",
+        429: "Too many requests",
+    }
     messages = {
         401: "You must be signed in to see this status page.",
         404: "There is no status page here.",
+        429: "Too many subscriptions from here for now. Try again later.",
     }
     body = html.error_page(
         titles.get(error.status, error.message), messages.get(error.status, error.message)
     )
-    return caching.uncached(body, error.status, HTML, security.for_html(body))
+    return caching.uncached(body, error.status, HTML, {**security.for_html(body), **error.headers})
 
 
 def sign_in_required(snapshot: Snapshot, base: str) -> Response:

@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 
 from chalice import Blueprint, Response
 
-from chalicelib import clock, schemas
+from chalicelib import clock, config, schemas
 from chalicelib.domain import errors, pages, subscribers
+from chalicelib.http import errors as errors_http
+from chalicelib.http import ratelimit
 from chalicelib.http.inputs import plain
 from chalicelib.http.routing import ApiRequest, Router, json_response
 from chalicelib.public.routes import Visit, public_view
@@ -45,9 +47,30 @@ def subscribe_reader(
     audience-specific page the signed-in reader follows as itself; it waits for confirmation."""
     if visit.viewer is not None:
         fields.page_access_user = visit.viewer.user_id
+    _admit(visit.snapshot.page_id)
     page = pages.get_page(visit.snapshot.page_id)
     wanted = plain(fields, subscribers.SubscriberInput)
     return subscribers.create(page, wanted, incident_id, by_reader=True)
+
+
+HOUR = 3600
+
+
+def _admit(page_id: str) -> None:
+    """Count an anonymous subscription against its client on the page and against the page
+    (each its own setting, on whatever `RATE_LIMIT_PER_MINUTE` says): past either, 429 with
+    `Retry-After`, and nothing is made or sent. Every confirmation is an email or a text
+    message to an address the caller chose: unlimited, the form would mail or text anyone, at
+    the operator's cost."""
+    current = blueprint.current_request
+    client = ratelimit.client_of(current.context, current.headers)
+    this_client = ratelimit.token_for(f"subscribe#{page_id}", client)
+    ratelimit.check(this_client, config.subscribe_per_client_per_hour(), HOUR)
+    try:
+        ratelimit.check(f"subscribe-page#{page_id}", config.subscribe_per_page_per_hour(), HOUR)
+    except errors_http.ApiError:
+        ratelimit.uncount(this_client, HOUR)
+        raise
 
 
 @public_view(

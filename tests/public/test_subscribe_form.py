@@ -49,7 +49,7 @@ def test_a_country_from_the_list_subscribes_by_text_message(world, visitor):
     sent = post_form(
         visitor,
         f"/s/{world.page_id}/subscribe?via=sms",
-        [("subscriber[phone_country]", "GB"), ("subscriber[phone_number]", "7700900123")],
+        [("subscriber[phone_country]", "GB"), ("subscriber[phone_number]", "7911123456")],
     )
     assert sent.status == 200, sent.text
     (subscriber,) = subscribers.listed(world.page_id, state="unconfirmed")
@@ -100,8 +100,8 @@ def test_the_manage_page_says_how_notifications_travel(world, visitor):
     assert f"Notifications go by email to {email} once you confirm" in manage_page(
         visitor, world, email=email
     )
-    assert "Notifications go by text message to +447700900123." in manage_page(
-        visitor, world, phone_country="GB", phone_number="7700900123"
+    assert "Notifications go by text message to +447911123456." in manage_page(
+        visitor, world, phone_country="GB", phone_number="7911123456"
     )
     endpoint = "https://hooks.example.com/status"
     assert f"Notifications go as webhooks to {endpoint}." in manage_page(
