@@ -1,8 +1,10 @@
 """What both fuzz runs share: real ids put into cases, a case sent through Chalice's test
 client, and the contract's error body checked."""
 
+import copy
 import hashlib
 import json
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -74,6 +76,45 @@ def with_real_ids(case, ids: dict[str, str]) -> None:
         case.body = real_body_ids(case.body, ids)
 
 
+# What a careless or hostile client puts where a string goes: half of a surrogate pair (JSON
+# may escape one alone; no store can hold it) and a URL whose port is out of range. The
+# document's strings are generated valid, so neither would come up by itself.
+HOSTILE = ("\ud800", "http://127.0.0.1:99999/x")
+
+
+def _string_leaves(value, found: list) -> list:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                found.append((value, key))
+            else:
+                _string_leaves(item, found)
+    elif isinstance(value, list):
+        for at, item in enumerate(value):
+            if isinstance(item, str):
+                found.append((value, at))
+            else:
+                _string_leaves(item, found)
+    return found
+
+
+def made_hostile(case) -> tuple[str, bytes] | None:
+    """For one JSON body in three, the body with one of its strings a `HOSTILE` value, as JSON
+    text to send instead (the case itself is left valid: schemathesis checks it again when it
+    is sent); which body, which string and which value follow from the body itself, so that a
+    run is repeatable. The value put there and the text, or None."""
+    if case.media_type != "application/json" or not isinstance(case.body, (dict, list)):
+        return None
+    chooser = random.Random(json.dumps(case.body, sort_keys=True, default=str))
+    body = copy.deepcopy(case.body)
+    leaves = _string_leaves(body, [])
+    if not leaves or chooser.random() >= 1 / 3:
+        return None
+    container, key = chooser.choice(leaves)
+    container[key] = chooser.choice(HOSTILE)
+    return container[key], json.dumps(body).encode()  # escaped: "\\ud800" on the wire
+
+
 def is_json(response: Response) -> bool:
     return response.headers.get("content-type", [""])[0] == "application/json"
 
@@ -110,7 +151,10 @@ def refused_beyond_the_document(response: Response) -> bool:
     )
 
 
-def send(client: Client, case, base_url: str = "http://testserver") -> Response:
+def send(
+    client: Client, case, base_url: str = "http://testserver", body: bytes | None = None
+) -> Response:
+    """The case through the test client; with `body`, that body sent in place of the case's."""
     sent = case.as_transport_kwargs(base_url=base_url)
     prepared = requests.Request(
         method=sent["method"],
@@ -120,13 +164,12 @@ def send(client: Client, case, base_url: str = "http://testserver") -> Response:
         json=sent.get("json"),
         data=sent.get("data"),
     ).prepare()
-    body = prepared.body or b""
-    answer = client.http.request(
-        prepared.method,
-        prepared.path_url,
-        headers=dict(prepared.headers),
-        body=body.encode() if isinstance(body, str) else body,
-    )
+    if body is None:
+        body = prepared.body or b""
+        body = body.encode() if isinstance(body, str) else body
+    headers = dict(prepared.headers)
+    headers["Content-Length"] = str(len(body))
+    answer = client.http.request(prepared.method, prepared.path_url, headers=headers, body=body)
     return Response(
         status_code=answer.status_code,
         headers={name.lower(): [value] for name, value in answer.headers.items()},

@@ -19,7 +19,13 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, seed, settings
 from schemathesis.checks import not_a_server_error
 
-from tests.api.fuzzing import check_error_body, populated_organization, send, with_real_ids
+from tests.api.fuzzing import (
+    check_error_body,
+    made_hostile,
+    populated_organization,
+    send,
+    with_real_ids,
+)
 from tests.api.populated import Populated
 
 SEED = 20261125
@@ -75,7 +81,8 @@ def test_no_request_of_the_official_description_breaks_the_service(case, fuzzed)
     if case.method.upper() == "OPTIONS":
         return  # answered by API Gateway (and Chalice's local gateway), never by the app
     with_real_ids(case, fuzzed.ids)
+    _, body = made_hostile(case) or (None, None)
     case.headers = {**(case.headers or {}), "Authorization": f"OAuth {fuzzed.world.api_key}"}
-    response = send(fuzzed.api.client, case, base_url="http://testserver/v1")
+    response = send(fuzzed.api.client, case, base_url="http://testserver/v1", body=body)
     case.validate_response(response, checks=[not_a_server_error])
     check_error_body(case, response)
