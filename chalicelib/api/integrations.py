@@ -7,6 +7,7 @@ from chalice import Blueprint
 
 from chalicelib.api.pages import PAGE_CONFIGURATION
 from chalicelib.domain import automation_audit, integrations
+from chalicelib.http import pagination
 from chalicelib.http.routing import ApiRequest, Router, Style
 from chalicelib.views.integrations import event_out, integration_out
 
@@ -97,11 +98,13 @@ def rotate_integration_token(request: ApiRequest):
 @router.route(
     AUTOMATION_EVENTS,
     ["GET"],
-    summary="The newest 100 things automation (integrations and checks) did on the page, or "
-    "declined to do, and why",
+    summary="What automation (integrations and checks) did on the page, or declined to do, and "
+    "why, newest first, a page at a time (`page`, `per_page` up to 100), kept 30 days",
     response="AutomationEventOut",
     many=True,
+    query="Pagination",
 )
 def list_automation_events(request: ApiRequest):
     page = request.page()
-    return [event_out(event) for event in automation_audit.recent(page.id)]
+    start, size = pagination.start_and_size(request.query)
+    return [event_out(event) for event in automation_audit.recent(page.id, start, size)]

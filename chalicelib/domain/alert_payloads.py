@@ -172,6 +172,23 @@ def component_for(alert: Alert, rules: list[dict], records: list[Component]) -> 
     return matching[0] if len(matching) == 1 else None
 
 
+def why_unmatched(alert: Alert, records: list[Component]) -> str:
+    """What an alert that names no component (`component_for` None) named instead, for the
+    audit: the label that failed to match, and why."""
+    components = [record for record in records if not record.group]
+    by_id = alert.labels.get("component_id")
+    if by_id:
+        return f'component_id="{by_id}" is no component of the page'
+    named = alert.labels.get("component")
+    if not named:
+        return "no component or component_id label (and no rule of the integration matched)"
+    wanted = named.strip().casefold()
+    matching = [record for record in components if record.name.casefold() == wanted]
+    if len(matching) > 1:
+        return f'component="{named}" names {len(matching)} components: use component_id'
+    return f'component="{named}" is no component of the page'
+
+
 def status_for(alert: Alert, severities: dict[str, str]) -> str:
     """The status a firing alert wants: a generic one's own, else its severity's, the
     integration's `severities` before the defaults."""

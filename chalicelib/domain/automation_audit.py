@@ -1,9 +1,11 @@
 """The audit of automation (issue 34, item 8): every alert post and every check result that
 could move a component is recorded with its source, its fingerprint or result, and the change
-made or why none was. A page's newest `LISTED` are readable; older ones expire."""
+made or why none was, kept `KEPT_FOR` and read a page at a time, newest first (a storm of
+hundreds of components pushes none out of reach)."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -66,6 +68,8 @@ def record(page_id: str, entry: Entry) -> None:
     unit_of_work.run(page_id, change)
 
 
-def recent(page_id: str, limit: int = LISTED) -> list[AutomationEvent]:
-    """The page's newest events, newest first (one Query)."""
-    return list(AutomationEvent.query(page_id, scan_index_forward=False, limit=min(limit, LISTED)))
+def recent(page_id: str, start: int = 0, size: int = LISTED) -> list[AutomationEvent]:
+    """The page's events from the `start`-th newest, `size` of them, newest first (a Query
+    read no further than the page asked for)."""
+    newest = AutomationEvent.query(page_id, scan_index_forward=False, limit=start + size)
+    return list(itertools.islice(newest, start, start + size))

@@ -38,6 +38,7 @@ from chalicelib.domain.alert_payloads import (
     alerts_of,
     component_for,
     status_for,
+    why_unmatched,
     worst,
 )
 from chalicelib.domain.automation import AutomationOutcome, Source, Wanted
@@ -332,7 +333,7 @@ def _received(
 ) -> Receipt:
     """One part of a post: its components' alerts, their statuses, the audit."""
     if unmatched:
-        _audit_unmatched(edit.work, integration, unmatched)
+        _audit_unmatched(edit, integration, unmatched)
     kept = _firing_alerts(edit, integration)
     minutes = expire_after_minutes(integration)
     wanted = [
@@ -517,10 +518,15 @@ def _detail(alerts: list[Alert]) -> str:
     return ", ".join(f"{alert.fingerprint} {alert.state}" for alert in alerts)
 
 
-def _audit_unmatched(work: Work, integration: Integration, alerts: list[Alert]) -> None:
+def _audit_unmatched(edit: Edit, integration: Integration, alerts: list[Alert]) -> None:
+    """One entry for the post's alerts that named no component: each with the label that
+    failed to match, so that whoever reads the audit can fix the alert or the page."""
+    detail = "; ".join(
+        f"{alert.fingerprint} {alert.state}: {why_unmatched(alert, edit.records)}"
+        for alert in alerts
+    )
     automation_audit.stage(
-        work,
-        Entry(integration.kind, integration.id, _detail(alerts), automation.NO_COMPONENT),
+        edit.work, Entry(integration.kind, integration.id, detail, automation.NO_COMPONENT)
     )
 
 

@@ -547,7 +547,28 @@ def test_a_payload_that_names_no_component_is_202_and_audited(world):
     assert answer.status == 202, answer.text
     assert answer.json == {"components": [], "unmatched": 1}
     (entry,) = audit(world)
-    assert (entry["reason"], entry["detail"]) == ("no component matched", "1a30ba71cca2921f firing")
+    assert (entry["reason"], entry["detail"]) == (
+        "no component matched",
+        "1a30ba71cca2921f firing: no component or component_id label (and no rule of the "
+        "integration matched)",
+    )
+
+
+@pytest.mark.parametrize(
+    "labels, why",
+    [
+        ({"component_id": "nope"}, 'component_id="nope" is no component of the page'),
+        ({"alertname": "Down"}, "no component or component_id label"),
+        ({"component": "Twin"}, 'component="Twin" names 2 components: use component_id'),
+    ],
+)
+def test_an_unmatched_alert_is_audited_with_the_label_that_failed_to_match(world, labels, why):
+    make_component(world, "Twin")
+    make_component(world, "Twin")
+    made = make_integration(world, "alertmanager")
+    answer = post_alerts(world, made["url"], with_labels(ALERTMANAGER_FIRING, **labels))
+    assert answer.status == 202, answer.text
+    assert why in audit(world)[0]["detail"]
 
 
 def test_an_oversized_body_is_413(world):
@@ -807,3 +828,22 @@ def test_a_client_guessing_tokens_is_refused_after_30_a_minute(world, freeze_clo
     assert refused.status == 429 and int(refused.headers["Retry-After"]) > 0
     freeze_clock(moment + timedelta(minutes=2))
     assert post_alerts(world, made["url"], body).status == 200
+
+
+def test_the_automation_events_are_read_a_page_at_a_time_none_pushed_out(world):
+    """A storm of many components records an event for each; every earlier event stays
+    readable on a later page (the newest 100 only were kept readable)."""
+    component_ids = [make_component(world, f"C{number}") for number in range(120)]
+    made = make_integration(world)
+    first = post_alerts(
+        world, made["url"], {"component_id": component_ids[0], "status": "major_outage"}
+    )
+    assert first.status == 200
+    storm = [{"component_id": each, "status": "partial_outage"} for each in component_ids[1:]]
+    assert post_alerts(world, made["url"], storm).status == 200
+    path = f"/v1/pages/{world.page_id}/automation_events"
+    pages = [world.api.get(f"{path}?page={number}&per_page=50").json for number in (1, 2, 3)]
+    assert [len(page) for page in pages] == [50, 50, 20]
+    assert pages[2][-1]["component_id"] == component_ids[0]  # the oldest, still there
+    every = [event["id"] for page in pages for event in page]
+    assert len(set(every)) == 120
