@@ -136,6 +136,7 @@ BEYOND_THE_DOCUMENT = (
     "applies to scheduled incidents only",
     "email or external_login is required",
     "must be strictly increasing",
+    "is not a template of this page",  # an id the run never made
 )
 
 
