@@ -29,6 +29,8 @@ bucket holds; see docs/aws-site.md.
 
 from pathlib import Path
 
+from infra import regions
+
 FUNCTIONS_DIR = Path(__file__).resolve().parent / "cloudfront"
 SITE_ORIGIN = "site"
 APP_ORIGIN = "app"  # viewer-request.js selects it by this id
@@ -240,18 +242,24 @@ def resources(
 ) -> dict[str, dict]:
     """The distribution and what it needs; `prefix` names them (`statuspage-prod`), `bucket`,
     `rest_api` and `origin_secret` are the logical ids of the site bucket, of Chalice's REST
-    API and of the secret origin `app` sends."""
-    distribution_arn = {
-        "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/"
-        f"${{{DISTRIBUTION}}}"
+    API and of the secret origin `app` sends. The distribution exists once (the primary's
+    stack makes it); each region's bucket has its policy, letting that distribution read it."""
+    made = _resources(prefix, bucket, rest_api, api_stage, origin_secret)
+    return {BUCKET_POLICY: made.pop(BUCKET_POLICY), **regions.only_in_primary(made)}
+
+
+def _resources(
+    prefix: str, bucket: str, rest_api: str, api_stage: str, origin_secret: str
+) -> dict[str, dict]:
+    only_this_distribution = {
+        "StringEquals": {"AWS:SourceArn": regions.distribution_arn(DISTRIBUTION)}
     }
-    only_this_distribution = {"StringEquals": {"AWS:SourceArn": distribution_arn}}
     cloudfront = {"Service": "cloudfront.amazonaws.com"}
+    # With two regions, Route 53's failover name (`regions.app_failover_resources`): an
+    # origin group would fail over GET and HEAD only, and writes must move too.
     api_gateway = {
-        "DomainName": {
-            "Fn::Sub": f"${{{rest_api}}}.execute-api.${{AWS::Region}}.${{AWS::URLSuffix}}"
-        },
-        "OriginPath": f"/{api_stage}",
+        "DomainName": regions.app_origin_domain(rest_api),
+        "OriginPath": regions.app_origin_path(api_stage),
         "CustomOriginConfig": {
             "OriginProtocolPolicy": "https-only",
             "HTTPSPort": 443,
@@ -412,6 +420,7 @@ def resources(
                             "S3OriginConfig": {"OriginAccessIdentity": ""},
                             "OriginAccessControlId": {"Fn::GetAtt": [ORIGIN_ACCESS_CONTROL, "Id"]},
                         },
+                        regions.peer_site_origin({"Fn::GetAtt": [ORIGIN_ACCESS_CONTROL, "Id"]}),
                         {
                             "Id": APP_ORIGIN,
                             **api_gateway,
@@ -424,8 +433,11 @@ def resources(
                         },
                         {"Id": API_ORIGIN, **api_gateway},
                     ],
+                    "OriginGroups": regions.site_origin_groups(SITE_ORIGIN),
                     "DefaultCacheBehavior": {
-                        "TargetOriginId": SITE_ORIGIN,
+                        # The buckets, one failing over to the other for GET and HEAD; other
+                        # methods the function hands to the app before any bucket is asked.
+                        "TargetOriginId": regions.site_target(SITE_ORIGIN),
                         "ViewerProtocolPolicy": "redirect-to-https",
                         # Other methods reach the function, which hands them to the app (the
                         # subscribe form's POST shares its path with the published form).
@@ -450,18 +462,38 @@ def resources(
     }
 
 
+def hosts_store_arn() -> dict:
+    """The routing store the publisher keeps: the primary's own, which the secondary's
+    stack is given (`SiteHostsStoreId`): a KeyValueStore is global, like the distribution."""
+    return regions.primary_or(
+        {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+        {
+            "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:key-value-store/"
+            f"${{{regions.HOSTS_STORE_ID}}}"
+        },
+    )
+
+
 def outputs() -> dict[str, dict]:
     return {
         "SiteDomainName": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "Where readers go: point the public names (CNAME or Route 53 alias) "
             "here",
             "Value": {"Fn::GetAtt": [DISTRIBUTION, "DomainName"]},
         },
         "SiteDistributionId": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "The distribution (for an invalidation by hand)",
             "Value": {"Ref": DISTRIBUTION},
         },
+        "SiteHostsStoreId": {
+            "Condition": regions.IS_PRIMARY,
+            "Description": "The secondary stack's SiteHostsStoreId",
+            "Value": {"Fn::GetAtt": [HOSTS_STORE, "Id"]},
+        },
         "SiteHostsStoreArn": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "The store of hosts and published paths the publisher keeps",
             "Value": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
         },
@@ -491,7 +523,7 @@ def publisher_statements(bucket: str) -> list[dict]:
             "Sid": "SiteRouting",
             "Effect": "Allow",
             "Action": HOSTS_STORE_ACTIONS,
-            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+            "Resource": hosts_store_arn(),
         },
         {
             # A deleted page's uploaded images go with its files (`publish.remove`).
@@ -537,6 +569,6 @@ def withdrawal_statements() -> list[dict]:
             "Sid": "SiteRoutingWithdrawal",
             "Effect": "Allow",
             "Action": WITHDRAWAL_ACTIONS,
-            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+            "Resource": hosts_store_arn(),
         }
     ]

@@ -114,7 +114,7 @@ def emulated_template(packaged: Path, target: Path, variables: dict[str, str]) -
     transformed = target.with_suffix(".transformed.json")
     _run([str(SAM_PYTHON), "-m", "infra.sam_transform", str(packaged), str(transformed)], variables)
     template, skipped = emulated.for_emulator(
-        json.loads(transformed.read_text()), creatable_types()
+        emulated.with_plain_tables(json.loads(transformed.read_text())), creatable_types()
     )
     target.write_text(json.dumps(template))
     return skipped
