@@ -21,10 +21,12 @@ the site bucket and of the API, reading the bucket through Origin Access Control
   audience-specific pages `private` (never kept), errors `no-store`; CloudFront's own error
   answers are kept `ERROR_CACHING_SECONDS`.
 
-Why not an origin group (S3 first, the API on a 404): CloudFront sends the secondary the same
-request, so the API would get the object's key (`/hosts/{host}/history@quarter=...html`),
-which no route of the app answers. The function decides instead, from what the store says the
-bucket holds; see docs/aws-site.md.
+Why not an origin group of the bucket and the API (S3 first, the API on a 404): CloudFront
+sends the secondary the same request, so the API would get the object's key
+(`/hosts/{host}/history@quarter=...html`), which no route of the app answers. The function
+decides instead, from what the store says the bucket holds; see docs/aws-site.md. With two
+regions there is an origin group, of the two regions' buckets, which hold the same keys
+(`infra/regions.py`).
 """
 
 from pathlib import Path
