@@ -235,6 +235,23 @@ def _app_behaviour(pattern: str, origin: str, with_function: bool) -> dict:
     return behaviour
 
 
+def _pages_behaviour() -> dict:
+    """What reaches a page's path: its files, and (the function decides) the app. Other
+    methods than GET and HEAD reach the function, which hands them to the app (the subscribe
+    form's POST shares its path with the published form)."""
+    return {
+        "ViewerProtocolPolicy": "redirect-to-https",
+        "CachedMethods": ["GET", "HEAD"],
+        "Compress": True,
+        "CachePolicyId": {"Ref": PAGES_CACHE_POLICY},
+        "OriginRequestPolicyId": {"Ref": PAGES_ORIGIN_REQUESTS},
+        "FunctionAssociations": [
+            _association("viewer-request", VIEWER_REQUEST),
+            _association("viewer-response", VIEWER_RESPONSE),
+        ],
+    }
+
+
 def _association(event: str, function: str) -> dict:
     return {"EventType": event, "FunctionARN": {"Fn::GetAtt": [function, "FunctionARN"]}}
 
@@ -436,24 +453,28 @@ def _resources(
                         {"Id": API_ORIGIN, **api_gateway},
                     ],
                     "OriginGroups": regions.site_origin_groups(SITE_ORIGIN),
+                    # With two regions the two buckets, one failing over to the other (GET and
+                    # HEAD only: CloudFront refuses an origin group on a behaviour that allows
+                    # writes), and the pages' own writes through behaviours of their own.
                     "DefaultCacheBehavior": {
-                        # The buckets, one failing over to the other for GET and HEAD; other
-                        # methods the function hands to the app before any bucket is asked.
+                        **_pages_behaviour(),
                         "TargetOriginId": regions.site_target(SITE_ORIGIN),
-                        "ViewerProtocolPolicy": "redirect-to-https",
-                        # Other methods reach the function, which hands them to the app (the
-                        # subscribe form's POST shares its path with the published form).
-                        "AllowedMethods": ALL_METHODS,
-                        "CachedMethods": ["GET", "HEAD"],
-                        "Compress": True,
-                        "CachePolicyId": {"Ref": PAGES_CACHE_POLICY},
-                        "OriginRequestPolicyId": {"Ref": PAGES_ORIGIN_REQUESTS},
-                        "FunctionAssociations": [
-                            _association("viewer-request", VIEWER_REQUEST),
-                            _association("viewer-response", VIEWER_RESPONSE),
-                        ],
+                        "AllowedMethods": regions.site_methods(ALL_METHODS),
                     },
-                    "CacheBehaviors": [_app_behaviour(*path) for path in APP_PATHS],
+                    "CacheBehaviors": [
+                        *(_app_behaviour(*path) for path in APP_PATHS),
+                        *(
+                            regions.page_write_behaviour(
+                                {
+                                    **_pages_behaviour(),
+                                    "PathPattern": pattern,
+                                    "TargetOriginId": SITE_ORIGIN,
+                                    "AllowedMethods": ALL_METHODS,
+                                }
+                            )
+                            for pattern in regions.PAGE_WRITE_PATHS
+                        ),
+                    ],
                     "CustomErrorResponses": [
                         {"ErrorCode": code, "ErrorCachingMinTTL": ERROR_CACHING_SECONDS}
                         for code in ERROR_CODES

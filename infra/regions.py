@@ -368,6 +368,23 @@ def site_origin_groups(site_origin: str) -> dict:
     }
 
 
+# The paths of a page (below `/s/{ref}/` or at a host's root) that take a POST: subscribing
+# (chalicelib/public/subscriptions.py, incident_subscriptions.py, subscriber_api.py) and the
+# subscription links at a host's root (`/s/*/subscriptions/*` is the app's own behaviour).
+# With two regions the default behaviour allows GET and HEAD only (its origin group), so these
+# keep every method, on this region's bucket alone: their GET is the subscribe form's page.
+PAGE_WRITE_PATHS = ["*/subscribe", "*/api/v2/subscribers.json", "/subscriptions/*"]
+GROUP_METHODS = ["GET", "HEAD", "OPTIONS"]
+
+
+def site_methods(all_methods: list[str]) -> dict:
+    return {"Fn::If": [HAS_PEER_SITE, GROUP_METHODS, all_methods]}
+
+
+def page_write_behaviour(behaviour: dict) -> dict:
+    return {"Fn::If": [HAS_PEER_SITE, behaviour, {"Ref": "AWS::NoValue"}]}
+
+
 def site_target(site_origin: str) -> dict:
     return {"Fn::If": [HAS_PEER_SITE, SITE_ORIGIN_GROUP, site_origin]}
 
@@ -441,6 +458,8 @@ def app_failover_resources(rest_api: str, api_stage: str) -> dict[str, dict]:
                     },
                     "ResourcePath": f"/{api_stage}{HEALTH_PATH}",
                     "Port": 443,
+                    # API Gateway answers only a TLS handshake that names its host.
+                    "EnableSNI": True,
                     "RequestInterval": HEALTH_INTERVAL_SECONDS,
                     "FailureThreshold": HEALTH_FAILURES,
                     "Regions": HEALTH_CHECKER_REGIONS,

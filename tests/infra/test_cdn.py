@@ -10,6 +10,8 @@ import pytest
 
 from infra import cdn, generate
 
+from .conditions import chosen, condition_values
+
 STAGE = "prod"
 # What takes an API key (the `Authorization` header, which only "every viewer header" forwards).
 API_PREFIXES = ("/v1/", "/v0/", "/sms_countries.json")
@@ -25,7 +27,14 @@ def resources() -> dict:
 
 @pytest.fixture(scope="module")
 def distribution(resources) -> dict:
-    return resources[cdn.DISTRIBUTION]["Properties"]["DistributionConfig"]
+    """Its behaviours as one region has them (a second region's: tests/infra/test_regions.py)."""
+    config = resources[cdn.DISTRIBUTION]["Properties"]["DistributionConfig"]
+    one_region = condition_values(json.loads(generate.RESOURCES_FILE.read_text()), {})
+    return {
+        **config,
+        "DefaultCacheBehavior": chosen(config["DefaultCacheBehavior"], one_region),
+        "CacheBehaviors": chosen(config["CacheBehaviors"], one_region),
+    }
 
 
 def of_type(resources: dict, kind: str) -> dict:
@@ -156,9 +165,7 @@ def test_every_dynamic_path_of_the_app_reaches_the_app_and_the_pages_the_bucket(
             # what the files do not hold (another method, an older period) to the app
             # (infra/cloudfront/functions.test.js).
             assert behaviour is distribution["DefaultCacheBehavior"], route
-            assert behaviour["TargetOriginId"] == {
-                "Fn::If": ["HasPeerSite", "site-group", cdn.SITE_ORIGIN]
-            }
+            assert behaviour["TargetOriginId"] == cdn.SITE_ORIGIN
             assert request_function in functions
         checked += 1
     assert checked > 100

@@ -10,6 +10,8 @@ import pytest
 
 from infra import cdn, emulated_template, generate, regions
 
+from .conditions import chosen, condition_values, made
+
 TWO_REGIONS = {
     "Role": "primary",
     "SecondaryRegion": "us-west-2",
@@ -28,59 +30,6 @@ SECONDARY = {
 @pytest.fixture(scope="module")
 def template() -> dict:
     return json.loads(generate.RESOURCES_FILE.read_text())
-
-
-def condition_values(template: dict, given: dict[str, str]) -> dict[str, bool]:
-    """The template's conditions for these parameters (the rest at their defaults)."""
-    parameters = {
-        name: spec.get("Default", "") for name, spec in template["Parameters"].items()
-    } | given
-
-    def value(expression):
-        if isinstance(expression, str):
-            return expression
-        ((function, argument),) = expression.items()
-        if function == "Ref":
-            return parameters[argument]
-        if function == "Fn::Join":
-            separator, items = argument
-            items = value(items) if isinstance(items, dict) else items
-            return separator.join(value(item) for item in items)
-        if function == "Fn::Equals":
-            return value(argument[0]) == value(argument[1])
-        if function == "Fn::Not":
-            return not value(argument[0])
-        if function == "Fn::And":
-            return all(value(item) for item in argument)
-        if function == "Condition":
-            return value(template["Conditions"][argument])
-        raise NotImplementedError(function)
-
-    return {name: value(expression) for name, expression in template["Conditions"].items()}
-
-
-def made(template: dict, given: dict[str, str]) -> dict[str, str]:
-    """The resources a stack of these parameters makes: logical id -> type."""
-    conditions = condition_values(template, given)
-    return {
-        key: resource.get("Type", "Chalice's, merged")
-        for key, resource in template["Resources"].items()
-        if conditions.get(resource.get("Condition"), True)
-    }
-
-
-def chosen(value, conditions: dict[str, bool]):
-    """`value` with each `Fn::If` decided, and `AWS::NoValue` dropped from lists."""
-    if isinstance(value, list):
-        items = [chosen(item, conditions) for item in value]
-        return [item for item in items if item != {"Ref": "AWS::NoValue"}]
-    if not isinstance(value, dict):
-        return value
-    if set(value) == {"Fn::If"}:
-        name, when_true, when_false = value["Fn::If"]
-        return chosen(when_true if conditions[name] else when_false, conditions)
-    items = {key: chosen(item, conditions) for key, item in value.items()}
-    return {key: item for key, item in items.items() if item != {"Ref": "AWS::NoValue"}}
 
 
 def test_the_primary_makes_the_global_tables_secrets_and_distribution(template):
@@ -286,3 +235,16 @@ def test_the_emulator_makes_each_global_table_as_its_regions_plain_table(templat
         }
         for kept in ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode"):
             assert properties[kept] == resource["Properties"][kept], (key, kept)
+
+
+def test_with_two_regions_every_route_still_reaches_a_behaviour_allowing_its_method(template):
+    from tests.infra.test_cdn import app_routes, behaviour_of, sample
+
+    config = template["Resources"][cdn.DISTRIBUTION]["Properties"]["DistributionConfig"]
+    distribution = chosen(config, condition_values(template, TWO_REGIONS))
+    group = distribution["DefaultCacheBehavior"]
+    # CloudFront refuses an origin group on a behaviour that allows writes.
+    assert group["AllowedMethods"] == ["GET", "HEAD", "OPTIONS"]
+    for route, method in app_routes():
+        behaviour = behaviour_of(distribution, sample(route))
+        assert method in behaviour["AllowedMethods"], (route, method)
