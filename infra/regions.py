@@ -17,11 +17,12 @@ bucket to the other (`PeerSiteBucket`): a region alone still publishes where Clo
 (its own bucket is the origin group's other member), and with both up either region's
 publish reaches both buckets. S3 does not replicate a replica, so the two rules make no loop.
 
-The API: CloudFront's origin group fails over only GET and HEAD (a POST, PUT, PATCH or DELETE
-goes to the primary member whatever it answers), and writes must move too: the app's origins
-are a Route 53 failover name (`AppOriginName`), PRIMARY on the primary region's API and
-SECONDARY on the secondary's, each with a health check of its region's `GET /v1/health`,
-which reads the region's table.
+The API: CloudFront's origin group fails over only GET and HEAD, and CloudFront refuses one on
+a behaviour that allows writes, which must move too: the app's origins are a Route 53 failover
+name (`AppOriginName`), PRIMARY on the primary region's API and SECONDARY on the secondary's,
+each with a health check of its region's `GET /v1/health`, which reads the region's table.
+With the origin group, the pages' default behaviour takes GET, HEAD and OPTIONS, and a page's
+POST paths have behaviours of their own (`PAGE_WRITE_PATHS`).
 """
 
 from typing import Any
