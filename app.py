@@ -18,6 +18,7 @@ from chalicelib.api import (
     component_groups,
     components,
     embed,
+    health,
     incident_templates,
     incidents,
     integrations,
@@ -104,6 +105,7 @@ for blueprint_module in (
     alert_receiver,
     page_access,
     openapi,
+    health,
 ):
     app.register_blueprint(blueprint_module.blueprint)
 app.register_blueprint(uptime_api.blueprint)

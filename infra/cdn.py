@@ -21,13 +21,17 @@ the site bucket and of the API, reading the bucket through Origin Access Control
   audience-specific pages `private` (never kept), errors `no-store`; CloudFront's own error
   answers are kept `ERROR_CACHING_SECONDS`.
 
-Why not an origin group (S3 first, the API on a 404): CloudFront sends the secondary the same
-request, so the API would get the object's key (`/hosts/{host}/history@quarter=...html`),
-which no route of the app answers. The function decides instead, from what the store says the
-bucket holds; see docs/aws-site.md.
+Why not an origin group of the bucket and the API (S3 first, the API on a 404): CloudFront
+sends the secondary the same request, so the API would get the object's key
+(`/hosts/{host}/history@quarter=...html`), which no route of the app answers. The function
+decides instead, from what the store says the bucket holds; see docs/aws-site.md. With two
+regions there is an origin group, of the two regions' buckets, which hold the same keys
+(`infra/regions.py`).
 """
 
 from pathlib import Path
+
+from infra import regions
 
 FUNCTIONS_DIR = Path(__file__).resolve().parent / "cloudfront"
 SITE_ORIGIN = "site"
@@ -231,6 +235,23 @@ def _app_behaviour(pattern: str, origin: str, with_function: bool) -> dict:
     return behaviour
 
 
+def _pages_behaviour() -> dict:
+    """What reaches a page's path: its files, and (the function decides) the app. Other
+    methods than GET and HEAD reach the function, which hands them to the app (the subscribe
+    form's POST shares its path with the published form)."""
+    return {
+        "ViewerProtocolPolicy": "redirect-to-https",
+        "CachedMethods": ["GET", "HEAD"],
+        "Compress": True,
+        "CachePolicyId": {"Ref": PAGES_CACHE_POLICY},
+        "OriginRequestPolicyId": {"Ref": PAGES_ORIGIN_REQUESTS},
+        "FunctionAssociations": [
+            _association("viewer-request", VIEWER_REQUEST),
+            _association("viewer-response", VIEWER_RESPONSE),
+        ],
+    }
+
+
 def _association(event: str, function: str) -> dict:
     return {"EventType": event, "FunctionARN": {"Fn::GetAtt": [function, "FunctionARN"]}}
 
@@ -240,18 +261,24 @@ def resources(
 ) -> dict[str, dict]:
     """The distribution and what it needs; `prefix` names them (`statuspage-prod`), `bucket`,
     `rest_api` and `origin_secret` are the logical ids of the site bucket, of Chalice's REST
-    API and of the secret origin `app` sends."""
-    distribution_arn = {
-        "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/"
-        f"${{{DISTRIBUTION}}}"
+    API and of the secret origin `app` sends. The distribution exists once (the primary's
+    stack makes it); each region's bucket has its policy, letting that distribution read it."""
+    made = _resources(prefix, bucket, rest_api, api_stage, origin_secret)
+    return {BUCKET_POLICY: made.pop(BUCKET_POLICY), **regions.only_in_primary(made)}
+
+
+def _resources(
+    prefix: str, bucket: str, rest_api: str, api_stage: str, origin_secret: str
+) -> dict[str, dict]:
+    only_this_distribution = {
+        "StringEquals": {"AWS:SourceArn": regions.distribution_arn(DISTRIBUTION)}
     }
-    only_this_distribution = {"StringEquals": {"AWS:SourceArn": distribution_arn}}
     cloudfront = {"Service": "cloudfront.amazonaws.com"}
+    # With two regions, Route 53's failover name (`regions.app_failover_resources`): an
+    # origin group would fail over GET and HEAD only, and writes must move too.
     api_gateway = {
-        "DomainName": {
-            "Fn::Sub": f"${{{rest_api}}}.execute-api.${{AWS::Region}}.${{AWS::URLSuffix}}"
-        },
-        "OriginPath": f"/{api_stage}",
+        "DomainName": regions.app_origin_domain(rest_api),
+        "OriginPath": regions.app_origin_path(api_stage),
         "CustomOriginConfig": {
             "OriginProtocolPolicy": "https-only",
             "HTTPSPort": 443,
@@ -412,6 +439,7 @@ def resources(
                             "S3OriginConfig": {"OriginAccessIdentity": ""},
                             "OriginAccessControlId": {"Fn::GetAtt": [ORIGIN_ACCESS_CONTROL, "Id"]},
                         },
+                        regions.peer_site_origin({"Fn::GetAtt": [ORIGIN_ACCESS_CONTROL, "Id"]}),
                         {
                             "Id": APP_ORIGIN,
                             **api_gateway,
@@ -424,22 +452,29 @@ def resources(
                         },
                         {"Id": API_ORIGIN, **api_gateway},
                     ],
+                    "OriginGroups": regions.site_origin_groups(SITE_ORIGIN),
+                    # With two regions the two buckets, one failing over to the other (GET and
+                    # HEAD only: CloudFront refuses an origin group on a behaviour that allows
+                    # writes), and the pages' own writes through behaviours of their own.
                     "DefaultCacheBehavior": {
-                        "TargetOriginId": SITE_ORIGIN,
-                        "ViewerProtocolPolicy": "redirect-to-https",
-                        # Other methods reach the function, which hands them to the app (the
-                        # subscribe form's POST shares its path with the published form).
-                        "AllowedMethods": ALL_METHODS,
-                        "CachedMethods": ["GET", "HEAD"],
-                        "Compress": True,
-                        "CachePolicyId": {"Ref": PAGES_CACHE_POLICY},
-                        "OriginRequestPolicyId": {"Ref": PAGES_ORIGIN_REQUESTS},
-                        "FunctionAssociations": [
-                            _association("viewer-request", VIEWER_REQUEST),
-                            _association("viewer-response", VIEWER_RESPONSE),
-                        ],
+                        **_pages_behaviour(),
+                        "TargetOriginId": regions.site_target(SITE_ORIGIN),
+                        "AllowedMethods": regions.site_methods(ALL_METHODS),
                     },
-                    "CacheBehaviors": [_app_behaviour(*path) for path in APP_PATHS],
+                    "CacheBehaviors": [
+                        *(_app_behaviour(*path) for path in APP_PATHS),
+                        *(
+                            regions.page_write_behaviour(
+                                {
+                                    **_pages_behaviour(),
+                                    "PathPattern": pattern,
+                                    "TargetOriginId": SITE_ORIGIN,
+                                    "AllowedMethods": ALL_METHODS,
+                                }
+                            )
+                            for pattern in regions.PAGE_WRITE_PATHS
+                        ),
+                    ],
                     "CustomErrorResponses": [
                         {"ErrorCode": code, "ErrorCachingMinTTL": ERROR_CACHING_SECONDS}
                         for code in ERROR_CODES
@@ -450,18 +485,38 @@ def resources(
     }
 
 
+def hosts_store_arn() -> dict:
+    """The routing store the publisher keeps: the primary's own, which the secondary's
+    stack is given (`SiteHostsStoreId`): a KeyValueStore is global, like the distribution."""
+    return regions.primary_or(
+        {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+        {
+            "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:key-value-store/"
+            f"${{{regions.HOSTS_STORE_ID}}}"
+        },
+    )
+
+
 def outputs() -> dict[str, dict]:
     return {
         "SiteDomainName": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "Where readers go: point the public names (CNAME or Route 53 alias) "
             "here",
             "Value": {"Fn::GetAtt": [DISTRIBUTION, "DomainName"]},
         },
         "SiteDistributionId": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "The distribution (for an invalidation by hand)",
             "Value": {"Ref": DISTRIBUTION},
         },
+        "SiteHostsStoreId": {
+            "Condition": regions.IS_PRIMARY,
+            "Description": "The secondary stack's SiteHostsStoreId",
+            "Value": {"Fn::GetAtt": [HOSTS_STORE, "Id"]},
+        },
         "SiteHostsStoreArn": {
+            "Condition": regions.IS_PRIMARY,
             "Description": "The store of hosts and published paths the publisher keeps",
             "Value": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
         },
@@ -491,7 +546,7 @@ def publisher_statements(bucket: str) -> list[dict]:
             "Sid": "SiteRouting",
             "Effect": "Allow",
             "Action": HOSTS_STORE_ACTIONS,
-            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+            "Resource": hosts_store_arn(),
         },
         {
             # A deleted page's uploaded images go with its files (`publish.remove`).
@@ -537,6 +592,6 @@ def withdrawal_statements() -> list[dict]:
             "Sid": "SiteRoutingWithdrawal",
             "Effect": "Allow",
             "Action": WITHDRAWAL_ACTIONS,
-            "Resource": {"Fn::GetAtt": [HOSTS_STORE, "Arn"]},
+            "Resource": hosts_store_arn(),
         }
     ]

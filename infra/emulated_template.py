@@ -3,7 +3,8 @@
 moto's CloudFormation creates the resource types it has a model for and quietly ignores the
 others, so a reference to an ignored resource resolves to nothing and fails somewhere else,
 far from its cause. Here every resource of a type the emulator does not create is taken out
-before the stack is made, and each `Ref`, `Fn::GetAtt`, `${...}` of `Fn::Sub` and `DependsOn`
+before the stack is made (but global tables, made as their region's plain table:
+`with_plain_tables`), and each `Ref`, `Fn::GetAtt`, `${...}` of `Fn::Sub` and `DependsOn`
 naming one gets a placeholder in its place: a well-formed ARN that names the resource it
 stands for. The rehearsal lists them by name; tests/infra checks their properties instead.
 
@@ -29,6 +30,25 @@ def placeholder(logical_id: str, kind: str, attribute: str | None = None) -> str
         f"arn:${{AWS::Partition}}:{service}:${{AWS::Region}}:${{AWS::AccountId}}:"
         f"{PLACEHOLDER_PREFIX}/{name}"
     )
+
+
+def with_plain_tables(template: dict) -> dict:
+    """Each `AWS::DynamoDB::GlobalTable` as the `AWS::DynamoDB::Table` of this region's
+    replica: moto's CloudFormation makes no global table, and the rehearsal's region is the
+    one whose replica the functions use. The table keeps its name, keys, indexes, time to live
+    and stream; the replica gives it its point-in-time recovery. The other region's replica is
+    not made (tests/infra checks the global tables' properties instead)."""
+    result = copy.deepcopy(template)
+    for resource in result["Resources"].values():
+        if resource.get("Type") != "AWS::DynamoDB::GlobalTable":
+            continue
+        properties = resource["Properties"]
+        here, *_ = properties.pop("Replicas")
+        properties.update(
+            {key: value for key, value in here.items() if key != "Region"},
+        )
+        resource["Type"] = "AWS::DynamoDB::Table"
+    return result
 
 
 def for_emulator(template: dict, creatable: set[str]) -> tuple[dict, dict[str, str]]:

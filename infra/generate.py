@@ -32,7 +32,7 @@ from chalice.constants import DEFAULT_LAMBDA_TIMEOUT
 from chalice.utils import to_cfn_resource_name
 
 from chalicelib import config
-from infra import alarms, cdn, email_events, grants
+from infra import alarms, cdn, email_events, grants, regions
 
 ROOT = Path(__file__).resolve().parent.parent
 RESOURCES_FILE = ROOT / "infra" / "resources.json"
@@ -199,7 +199,8 @@ def _chalice_config(stage: str, function_name: str) -> Config:
 
 
 def table_resources(stage: str) -> dict[str, dict]:
-    """One `AWS::DynamoDB::Table` per model of `chalicelib.store`, keyed by logical id."""
+    """One `AWS::DynamoDB::GlobalTable` per model of `chalicelib.store`, keyed by logical id
+    (`regions.global_table`: a replica in this region and in `SecondaryRegion`)."""
     from chalicelib import config
     from chalicelib.store.tables import all_models, table_definition
 
@@ -217,13 +218,15 @@ def table_resources(stage: str) -> dict[str, dict]:
                 "AttributeName": ttl.attr_name,
                 "Enabled": True,
             }
-        resources[to_cfn_resource_name(short) + "Table"] = {
-            "Type": "AWS::DynamoDB::Table",
-            # The data outlives the stack: deleting the stack leaves the tables in place.
-            "DeletionPolicy": "Retain",
-            "UpdateReplacePolicy": "Retain",
-            "Properties": properties,
-        }
+        resources[to_cfn_resource_name(short) + "Table"] = regions.global_table(
+            {
+                "Type": "AWS::DynamoDB::Table",
+                # The data outlives the stack: deleting the stack leaves the tables in place.
+                "DeletionPolicy": "Retain",
+                "UpdateReplacePolicy": "Retain",
+                "Properties": properties,
+            }
+        )
     return resources
 
 
@@ -311,6 +314,10 @@ def queue_resources(stage: str) -> dict[str, dict]:
 
 
 def site_resources() -> dict[str, dict]:
+    return {**_site_bucket(), **regions.replication_role(SITE_BUCKET)}
+
+
+def _site_bucket() -> dict[str, dict]:
     """The bucket the publish function writes the public pages to: private (CloudFront reads
     it through Origin Access Control, `cdn.BUCKET_POLICY`), versioned (a bad publish is rolled
     back by restoring the objects' previous versions), encrypted, owner-enforced."""
@@ -334,7 +341,9 @@ def site_resources() -> dict[str, dict]:
                         {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
                     ]
                 },
+                # Versioning is also what S3 replication needs.
                 "VersioningConfiguration": {"Status": "Enabled"},
+                "ReplicationConfiguration": regions.site_replication(SITE_BUCKET),
                 "LifecycleConfiguration": {
                     "Rules": [
                         {
@@ -378,14 +387,21 @@ def secret_resources(stage: str) -> dict[str, dict]:
 
 
 def _generated_secret(name: str, description: str, length: int) -> dict:
-    return {
-        "Type": "AWS::SecretsManager::Secret",
-        "Properties": {
-            "Name": name,
-            "Description": description,
-            "GenerateSecretString": {"PasswordLength": length, "ExcludePunctuation": True},
-        },
-    }
+    return regions.replicated_secret(
+        {
+            "Type": "AWS::SecretsManager::Secret",
+            "Properties": {
+                "Name": name,
+                "Description": description,
+                "GenerateSecretString": {"PasswordLength": length, "ExcludePunctuation": True},
+            },
+        }
+    )
+
+
+def _secret_names(stage: str) -> dict[str, str]:
+    """Each secret's name by logical id: how the secondary region finds its replica."""
+    return {key: secret["Properties"]["Name"] for key, secret in secret_resources(stage).items()}
 
 
 def _queue_id(short_name: str) -> str:
@@ -404,25 +420,29 @@ def function_policy_id(function: dict) -> str:
     return function["logical_id"] + "Policy"
 
 
-def use_statements(uses: list[str]) -> list[dict[str, Any]]:
-    """The statements that grant a function its uses (`infra/grants.py` says what each is)."""
+def use_statements(uses: list[str], stage: str = DEFAULT_STAGE) -> list[dict[str, Any]]:
+    """The statements that grant a function its uses (`infra/grants.py` says what each is).
+
+    Tables by their name in this region (`regions.table_arn`): the secondary's stack has no
+    table resource, and every region's functions use their own replica."""
     tables: list[Any] = []
     queues: list[Any] = []
     secrets: list[Any] = []
+    secret_names = _secret_names(stage)
     for use in uses:
         kind, _, name = use.partition(":")
         if kind == "table":
-            tables.append(_arn(_table_id(name)))
+            tables.append(regions.table_arn(_table_id(name), _table_name(name, stage)))
         elif kind == "index":
             table, _, index = name.partition("/")
-            tables.append({"Fn::Sub": f"${{{_table_id(table)}.Arn}}/index/{index}"})
+            tables.append(
+                regions.table_arn(_table_id(table), _table_name(table, stage), f"/index/{index}")
+            )
         elif kind == "queue":
             queues.append(_arn(_queue_id(name)))
         elif kind == "secret":
-            # A secret's Ref is its ARN.
-            secrets.append(
-                {"Ref": {"signing": SIGNING_SECRET, "origin": ORIGIN_VERIFY_SECRET}[name]}
-            )
+            secret = {"signing": SIGNING_SECRET, "origin": ORIGIN_VERIFY_SECRET}[name]
+            secrets.append(regions.secret_arn(secret, secret_names[secret]))
     statements: list[dict[str, Any]] = []
     if tables:
         statements.append(
@@ -486,7 +506,7 @@ def policy_resources(stage: str) -> dict:
     uses = grants.load()
     resources: dict[str, dict] = {**site_policies(stage)}
     for function in functions(stage):
-        statements = use_statements(uses.get(function["name"], []))
+        statements = use_statements(uses.get(function["name"], []), stage)
         if function["queue"]:
             statements.append(
                 {
@@ -571,6 +591,7 @@ def function_overrides(stage: str) -> dict[str, dict]:
     """
     overrides = {}
     policies = policy_resources(stage)
+    secret_names = _secret_names(stage)
     for function in functions(stage):
         depends_on = (
             [function_policy_id(function)] if function_policy_id(function) in policies else []
@@ -583,9 +604,13 @@ def function_overrides(stage: str) -> dict[str, dict]:
             if "variable" in spec
         }
         variables[SITE_BUCKET_VARIABLE] = {"Ref": SITE_BUCKET}
-        variables[SIGNING_SECRET_VARIABLE] = {"Ref": SIGNING_SECRET}
-        variables[ORIGIN_VERIFY_SECRET_VARIABLE] = {"Ref": ORIGIN_VERIFY_SECRET}
-        variables[cdn.HOSTS_STORE_VARIABLE] = {"Fn::GetAtt": [cdn.HOSTS_STORE, "Arn"]}
+        variables[SIGNING_SECRET_VARIABLE] = regions.secret_reference(
+            SIGNING_SECRET, secret_names[SIGNING_SECRET]
+        )
+        variables[ORIGIN_VERIFY_SECRET_VARIABLE] = regions.secret_reference(
+            ORIGIN_VERIFY_SECRET, secret_names[ORIGIN_VERIFY_SECRET]
+        )
+        variables[cdn.HOSTS_STORE_VARIABLE] = cdn.hosts_store_arn()
         variables[email_events.CONFIGURATION_SET_VARIABLE] = {"Ref": email_events.CONFIGURATION_SET}
         properties = {
             "FunctionName": function["function_name"],
@@ -655,8 +680,13 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
     chalice_config = _chalice_config(stage, "api_handler")
     return {
         "Description": f"Status page service, stage {stage} (generated by infra/generate.py)",
-        "Parameters": {**parameters, **cdn.PARAMETERS, **alarms.PARAMETERS},
-        "Conditions": {**cdn.CONDITIONS, **CONDITIONS},
+        "Parameters": {
+            **parameters,
+            **cdn.PARAMETERS,
+            **alarms.PARAMETERS,
+            **regions.PARAMETERS,
+        },
+        "Conditions": {**cdn.CONDITIONS, **CONDITIONS, **regions.CONDITIONS},
         "Resources": {
             **tables,
             **queues,
@@ -681,11 +711,18 @@ def template(stage: str = DEFAULT_STAGE) -> dict:
                 ],
                 _queue_id(alarms.PUBLISH_QUEUE),
             ),
+            **regions.app_failover_resources(REST_API, chalice_config.api_gateway_stage),
             **policy_resources(stage),
             **function_overrides(stage),
             **api_overrides(),
         },
-        "Outputs": cdn.outputs(),
+        "Outputs": {
+            **cdn.outputs(),
+            "SiteBucketName": {
+                "Description": "This region's site bucket: the other region's PeerSiteBucket",
+                "Value": {"Ref": SITE_BUCKET},
+            },
+        },
     }
 
 

@@ -105,10 +105,14 @@ def _resource_text(resource) -> str:
         return resource["Ref"]
     if "Fn::GetAtt" in resource:
         return resource["Fn::GetAtt"][0]
+    if "Fn::If" in resource:  # the primary's resource, or the secondary's name for it
+        return _resource_text(resource["Fn::If"][1])
+    text = resource["Fn::Sub"]
+    text = text if isinstance(text, str) else text[0]  # a table by its name: `regions.table_arn`
     text = re.sub(
-        r"^arn:\$\{AWS::Partition\}:\w+:\$\{AWS::Region\}:\$\{AWS::AccountId\}:",
+        r"^arn:\$\{AWS::Partition\}:\w+:\$\{AWS::Region\}:\$\{AWS::AccountId\}:(table/)?",
         "",
-        resource["Fn::Sub"],
+        text,
     )
     return re.sub(r"\$\{(\w+)(\.Arn)?\}", r"\1", text)
 

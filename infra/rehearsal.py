@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 AWS_CLI = ROOT / ".venv-awscli" / "bin" / "aws"
 SAM_PYTHON = ROOT / ".venv-cfnlint" / "bin" / "python"
 REGION = "us-east-1"
+# docs/deploy.md's second region (section 10), made from the same template beside the first.
+SECONDARY_REGION = "us-west-2"
 STAGE = "prod"
 # CloudFormation's largest template, even from S3 (`deploy --s3-bucket` sends it from there).
 TEMPLATE_URL_LIMIT = 1_000_000
@@ -114,7 +116,7 @@ def emulated_template(packaged: Path, target: Path, variables: dict[str, str]) -
     transformed = target.with_suffix(".transformed.json")
     _run([str(SAM_PYTHON), "-m", "infra.sam_transform", str(packaged), str(transformed)], variables)
     template, skipped = emulated.for_emulator(
-        json.loads(transformed.read_text()), creatable_types()
+        emulated.with_plain_tables(json.loads(transformed.read_text())), creatable_types()
     )
     target.write_text(json.dumps(template))
     return skipped
@@ -197,6 +199,75 @@ def deploy(endpoint: str, variables: dict[str, str], dist: Path, report: list[st
         physical_ids=_physical_ids(stack_name),
     )
     return stack, skipped
+
+
+def deploy_secondary(
+    endpoint: str, variables: dict[str, str], dist: Path, primary, report: list[str]
+) -> list[str]:
+    """The second region's stack of docs/deploy.md section 10: the same template with
+    `Role=secondary`, given the primary's bucket, in another region of the emulator. What
+    exists once (tables, secrets, the distribution) must not be made again; what each region
+    needs must be. Its problems, if any."""
+    import boto3
+
+    from infra import deploy_doc
+
+    started = time.monotonic()
+    words = next(
+        found
+        for found in deploy_doc.deploy_commands()
+        if found[1:3] == ["cloudformation", "deploy"]
+    )
+    overrides = {
+        **deploy_doc.parameter_overrides(words),
+        "Role": "secondary",
+        "PeerSiteBucket": primary.physical_ids["SiteBucket"],
+        # The primary's outputs for them name resources the emulator does not make.
+        "SiteDistributionId": "E2REHEARSAL",
+        "SiteHostsStoreId": "00000000-0000-4000-8000-000000000000",
+    }
+    bucket = f"{deploy_doc.ARTIFACT_BUCKET}-{SECONDARY_REGION}"
+    regional = ["--region", SECONDARY_REGION]
+    run_cli(["aws", "s3", "mb", f"s3://{bucket}", *regional], endpoint, variables)
+    command = [
+        "aws", "cloudformation", "deploy", "--template-file", str(dist / "emulated.json"),
+        "--s3-bucket", bucket, "--stack-name", primary.name, "--capabilities", "CAPABILITY_IAM",
+        *regional, "--parameter-overrides", *(f"{key}={value}" for key, value in overrides.items()),
+    ]  # fmt: skip
+    try:
+        run_cli(command, endpoint, variables)
+    except RehearsalFailed as failure:
+        raise RehearsalFailed(f"the secondary region's stack: {failure}") from None
+    cloudformation = boto3.client("cloudformation", region_name=SECONDARY_REGION)
+    pages = cloudformation.get_paginator("list_stack_resources").paginate(StackName=primary.name)
+    # moto lists the resources a condition left out too, with no type.
+    made = Counter(
+        resource["ResourceType"]
+        for page in pages
+        for resource in page["StackResourceSummaries"]
+        if resource["ResourceType"]
+    )
+    report.append(
+        f"deployed the secondary region's stack ({SECONDARY_REGION}, Role=secondary): "
+        f"{sum(made.values())} resources, {time.monotonic() - started:.1f} s: "
+        + ", ".join(f"{kind} {count}" for kind, count in sorted(made.items()))
+    )
+    in_primary = Counter(
+        resource["Type"]
+        for logical_id, resource in primary.template["Resources"].items()
+        if logical_id in primary.physical_ids
+    )
+    problems = [
+        f"the secondary region made {kind} (the primary's stack makes it once)"
+        for kind in ("AWS::DynamoDB::Table", "AWS::SecretsManager::Secret")
+        if made[kind]
+    ]
+    problems += [
+        f"the secondary region made {made[kind]} {kind}, the primary {in_primary[kind]}"
+        for kind in ("AWS::Lambda::Function", "AWS::SQS::Queue", "AWS::S3::Bucket")
+        if made[kind] != in_primary[kind]
+    ]
+    return problems
 
 
 def stop_event_sources() -> int:
@@ -322,6 +393,10 @@ def rehearse(dist: Path) -> list[str]:
             report.append(f"check {name}: {'passed' if not problems else 'FAILED'}")
             report += [f"  {problem}" for problem in problems]
             failed += problems
+        secondary = deploy_secondary(endpoint, variables, dist, stack, report)
+        report.append(f"check secondary region: {'passed' if not secondary else 'FAILED'}")
+        report += [f"  {problem}" for problem in secondary]
+        failed += secondary
         if failed:
             raise RehearsalFailed(f"{len(failed)} problem(s) in the stack (above)")
         stopped = stop_event_sources()

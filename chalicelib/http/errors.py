@@ -19,6 +19,8 @@ RATE_LIMITED = "Rate limit exceeded"
 METHOD_NOT_ALLOWED = "Method not allowed"
 TOO_LARGE = "Request entity too large"
 INTERNAL = "Internal server error"
+# A region whose table does not answer (`GET /v1/health`): Route 53 turns to the other one.
+UNAVAILABLE = "Service unavailable"
 
 
 class ApiError(Exception):

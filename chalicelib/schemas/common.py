@@ -190,3 +190,10 @@ def wrapper_required(wrapper: str, *names: str) -> ConfigDict:
 class Pagination(Schema):
     page: int | None = Field(None, ge=1, le=MAX_PAGE_NUMBER, description="1-based page number")
     per_page: int | None = Field(None, ge=1, le=100, description="page size, 100 at most")
+
+
+class HealthOut(OutSchema):
+    """`GET /v1/health`: this region reads its table."""
+
+    status: str = Field(description="`ok`")
+    region: str = Field(description="the AWS region that answered")

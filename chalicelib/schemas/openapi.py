@@ -38,6 +38,7 @@ _MESSAGES = {
     413: errors.TOO_LARGE,
     422: errors.UNPROCESSABLE,
     429: errors.RATE_LIMITED,
+    503: errors.UNAVAILABLE,
 }
 # What any authenticated route may answer: a malformed key, query or body (400), no key (401),
 # a role it lacks (403), an id it cannot reach (404), a field refused (422), the rate (429).

@@ -10,6 +10,8 @@ import pytest
 
 from infra import cdn, generate
 
+from .conditions import chosen, condition_values
+
 STAGE = "prod"
 # What takes an API key (the `Authorization` header, which only "every viewer header" forwards).
 API_PREFIXES = ("/v1/", "/v0/", "/sms_countries.json")
@@ -25,11 +27,24 @@ def resources() -> dict:
 
 @pytest.fixture(scope="module")
 def distribution(resources) -> dict:
-    return resources[cdn.DISTRIBUTION]["Properties"]["DistributionConfig"]
+    """Its behaviours as one region has them (a second region's: tests/infra/test_regions.py)."""
+    config = resources[cdn.DISTRIBUTION]["Properties"]["DistributionConfig"]
+    one_region = condition_values(json.loads(generate.RESOURCES_FILE.read_text()), {})
+    return {
+        **config,
+        "DefaultCacheBehavior": chosen(config["DefaultCacheBehavior"], one_region),
+        "CacheBehaviors": chosen(config["CacheBehaviors"], one_region),
+    }
 
 
 def of_type(resources: dict, kind: str) -> dict:
     return {key: value for key, value in resources.items() if value.get("Type") == kind}
+
+
+def origins_of(distribution: dict) -> dict[str, dict]:
+    """The distribution's origins by id, but the other region's bucket (there only with a
+    `PeerSiteBucket`: tests/infra/test_regions.py)."""
+    return {origin["Id"]: origin for origin in distribution["Origins"] if "Id" in origin}
 
 
 def as_list(value) -> list:
@@ -55,9 +70,20 @@ def test_no_statement_of_the_bucket_policy_lets_anyone_but_the_distribution_read
     policy = resources[cdn.BUCKET_POLICY]["Properties"]
     assert policy["Bucket"] == {"Ref": generate.SITE_BUCKET}
     allowed = [s for s in policy["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    # The primary's own distribution, or (in the secondary region) the one it is given.
     distribution_arn = {
-        "Fn::Sub": "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/"
-        "${SiteDistribution}"
+        "Fn::Sub": [
+            "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/${Id}",
+            {
+                "Id": {
+                    "Fn::If": [
+                        "IsPrimary",
+                        {"Ref": "SiteDistribution"},
+                        {"Ref": "SiteDistributionId"},
+                    ]
+                }
+            },
+        ]
     }
     assert allowed
     for statement in allowed:
@@ -80,14 +106,14 @@ def test_the_bucket_is_read_through_origin_access_control_only(resources, distri
     control = resources[cdn.ORIGIN_ACCESS_CONTROL]["Properties"]["OriginAccessControlConfig"]
     assert control["OriginAccessControlOriginType"] == "s3"
     assert control["SigningBehavior"] == "always" and control["SigningProtocol"] == "sigv4"
-    origins = {origin["Id"]: origin for origin in distribution["Origins"]}
+    origins = origins_of(distribution)
     site = origins[cdn.SITE_ORIGIN]
     assert site["DomainName"] == {"Fn::GetAtt": [generate.SITE_BUCKET, "RegionalDomainName"]}
     assert site["OriginAccessControlId"] == {"Fn::GetAtt": [cdn.ORIGIN_ACCESS_CONTROL, "Id"]}
     assert site["S3OriginConfig"] == {"OriginAccessIdentity": ""}
     assert "WebsiteConfiguration" not in resources[generate.SITE_BUCKET]["Properties"]
     app = origins[cdn.APP_ORIGIN]
-    assert app["OriginPath"] == "/api"
+    assert app["OriginPath"] == {"Fn::If": ["HasAppFailover", "", "/api"]}
     assert app["CustomOriginConfig"]["OriginProtocolPolicy"] == "https-only"
 
 
@@ -150,7 +176,7 @@ def test_only_origin_app_sends_the_origins_secret_which_the_template_generates(
 ):
     from chalicelib.http import ratelimit
 
-    origins = {origin["Id"]: origin for origin in distribution["Origins"]}
+    origins = origins_of(distribution)
     app, api = origins.pop(cdn.APP_ORIGIN), origins.pop(cdn.API_ORIGIN)
     # A dynamic reference: CloudFormation resolves it, the template never holds the value.
     assert app["OriginCustomHeaders"] == [
@@ -273,7 +299,7 @@ def test_the_wildcard_certificate_and_its_alias_are_parameters(distribution):
     assert certificate[1]["AcmCertificateArn"] == {"Ref": "PublicCertificateArn"}
     assert certificate[1]["SslSupportMethod"] == "sni-only"
     assert certificate[2] == {"CloudFrontDefaultCertificate": True}
-    assert set(template["Outputs"]) >= {"SiteDomainName", "SiteHostsStoreArn"}
+    assert set(template["Outputs"]) >= {"SiteDomainName", "SiteHostsStoreArn", "SiteHostsStoreId"}
 
 
 def test_only_the_publisher_keeps_the_routing_and_the_api_may_only_withdraw_a_page(resources):
@@ -282,7 +308,7 @@ def test_only_the_publisher_keeps_the_routing_and_the_api_may_only_withdraw_a_pa
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
             for action in as_list(statement["Action"]):
                 if action.startswith("cloudfront-keyvaluestore:"):
-                    assert statement["Resource"] == {"Fn::GetAtt": [cdn.HOSTS_STORE, "Arn"]}
+                    assert statement["Resource"] == cdn.hosts_store_arn()
                     granted.setdefault(name, set()).add(action.split(":")[1])
     assert granted == {
         "SitePublisherPolicy": {"DescribeKeyValueStore", "GetKey", "UpdateKeys"},
@@ -291,7 +317,7 @@ def test_only_the_publisher_keeps_the_routing_and_the_api_may_only_withdraw_a_pa
     assert resources["SiteWithdrawalPolicy"]["Properties"]["Roles"] == [{"Ref": "ApiHandlerRole"}]
     for function in ("PublishPages", "APIHandler"):
         variables = resources[function]["Properties"]["Environment"]["Variables"]
-        assert variables["SITE_HOSTS_STORE"] == {"Fn::GetAtt": [cdn.HOSTS_STORE, "Arn"]}
+        assert variables["SITE_HOSTS_STORE"] == cdn.hosts_store_arn()
     assert "SitePublisherPolicy" in resources["PublishPages"]["DependsOn"]
     assert "SiteWithdrawalPolicy" in resources["APIHandler"]["DependsOn"]
 

@@ -100,7 +100,7 @@ def test_committed_role_policy_is_what_the_code_generates_now():
 def test_every_model_has_its_table_with_its_keys_and_indexes(resources):
     tables = {
         table["Properties"]["TableName"]: table["Properties"]
-        for table in of_type(resources, "AWS::DynamoDB::Table").values()
+        for table in of_type(resources, "AWS::DynamoDB::GlobalTable").values()
     }
     assert set(tables) == {prod_name(model.Meta.table_name) for model in models()}, REGENERATE
     for model in models():
@@ -123,20 +123,36 @@ def test_every_model_has_its_table_with_its_keys_and_indexes(resources):
         assert defined == keys, model.__name__
 
 
-def test_tables_are_on_demand_with_point_in_time_recovery_and_kept_on_stack_deletion(resources):
-    for logical_id, table in of_type(resources, "AWS::DynamoDB::Table").items():
+def test_tables_are_global_on_demand_with_recovery_per_replica_and_kept_on_deletion(resources):
+    for logical_id, table in of_type(resources, "AWS::DynamoDB::GlobalTable").items():
         properties = table["Properties"]
         assert properties["BillingMode"] == "PAY_PER_REQUEST", logical_id
-        assert properties["PointInTimeRecoverySpecification"] == {
-            "PointInTimeRecoveryEnabled": True
+        # Point-in-time recovery is each replica's: this region's and SecondaryRegion's.
+        recovery = {"PointInTimeRecoveryEnabled": True}
+        here, there = properties["Replicas"]
+        assert here == {
+            "Region": {"Ref": "AWS::Region"},
+            "PointInTimeRecoverySpecification": recovery,
         }, logical_id
+        assert there == {
+            "Fn::If": [
+                "HasSecondaryRegion",
+                {
+                    "Region": {"Ref": "SecondaryRegion"},
+                    "PointInTimeRecoverySpecification": recovery,
+                },
+                {"Ref": "AWS::NoValue"},
+            ]
+        }, logical_id
+        # Only the primary's stack makes the tables; the secondary's uses their replicas.
+        assert table["Condition"] == "IsPrimary", logical_id
         assert table["DeletionPolicy"] == table["UpdateReplacePolicy"] == "Retain", logical_id
 
 
 def test_models_with_a_ttl_attribute_have_time_to_live(resources):
     ttl_of = {
         table["Properties"]["TableName"]: table["Properties"].get("TimeToLiveSpecification")
-        for table in of_type(resources, "AWS::DynamoDB::Table").values()
+        for table in of_type(resources, "AWS::DynamoDB::GlobalTable").values()
     }
     for model in models():
         ttl = model._ttl_attribute()
@@ -200,13 +216,16 @@ def test_only_sms_publishing_and_ses_identity_reads_have_a_star_resource(resourc
 
 
 def test_table_permissions_name_exactly_the_tables_and_indexes_of_the_template(resources):
-    tables = of_type(resources, "AWS::DynamoDB::Table")
+    tables = of_type(resources, "AWS::DynamoDB::GlobalTable")
     expected = set()
     for logical_id, table in tables.items():
-        expected.add(json.dumps({"Fn::GetAtt": [logical_id, "Arn"]}))
+        # This region's replica, by its name: the secondary's stack has no table resource.
+        name = table["Properties"]["TableName"]
+        arn = f"arn:${{AWS::Partition}}:dynamodb:${{AWS::Region}}:${{AWS::AccountId}}:table/${{{logical_id}}}"
+        expected.add(json.dumps({"Fn::Sub": [arn, {logical_id: name}]}))
         for index in table["Properties"].get("GlobalSecondaryIndexes", []):
-            arn = {"Fn::Sub": f"${{{logical_id}.Arn}}/index/{index['IndexName']}"}
-            expected.add(json.dumps(arn))
+            indexed = {"Fn::Sub": [f"{arn}/index/{index['IndexName']}", {logical_id: name}]}
+            expected.add(json.dumps(indexed))
     granted = set()
     for _, statement in statements(resources):
         if any(action.startswith("dynamodb:") for action in as_list(statement["Action"])):
@@ -359,6 +378,8 @@ def test_site_permissions_are_the_publishers_prefixes_and_its_listing_only(resou
     for name, statement in statements(resources):
         if statement.get("Sid", "").startswith("Branding"):
             continue  # the uploaded images, kept and removed: tests/infra/test_cdn.py
+        if name == "SiteReplicationPolicy":
+            continue  # S3's own, copying to the other region: tests/infra/test_regions.py
         for action in as_list(statement["Action"]):
             if action.startswith("s3:"):
                 # Only the publish function's role touches the pages' files.
@@ -479,9 +500,20 @@ def test_each_secret_is_generated_by_the_template_and_every_function_finds_it(
     generated = resource["Properties"]["GenerateSecretString"]
     assert generated["PasswordLength"] >= 32 and "SecretStringTemplate" not in generated
     assert "SecretString" not in resource["Properties"]  # never a value written in the template
+    # Made once, by the primary's stack, and replicated by Secrets Manager to SecondaryRegion,
+    # where the functions read the replica by the secret's name.
+    assert resource["Condition"] == "IsPrimary"
+    assert resource["Properties"]["ReplicaRegions"] == {
+        "Fn::If": [
+            "HasSecondaryRegion",
+            [{"Region": {"Ref": "SecondaryRegion"}}],
+            {"Ref": "AWS::NoValue"},
+        ]
+    }
+    name = resource["Properties"]["Name"]
     for function in generate.functions(STAGE):
         variables = resources[function["logical_id"]]["Properties"]["Environment"]["Variables"]
-        assert variables[variable] == {"Ref": secret}, function["name"]
+        assert variables[variable] == {"Fn::If": ["IsPrimary", {"Ref": secret}, name]}
 
 
 def test_the_functions_may_read_the_two_secrets_and_no_other(resources):
@@ -492,9 +524,21 @@ def test_the_functions_may_read_the_two_secrets_and_no_other(resources):
         if action.startswith(("secretsmanager:", "ssm:", "kms:"))
         for resource in as_list(statement["Resource"])
     }
+    replica = "arn:${AWS::Partition}:secretsmanager:${AWS::Region}:${AWS::AccountId}:secret:"
     assert granted == {
-        ("secretsmanager:GetSecretValue", json.dumps({"Ref": generate.SIGNING_SECRET})),
-        ("secretsmanager:GetSecretValue", json.dumps({"Ref": generate.ORIGIN_VERIFY_SECRET})),
+        (
+            "secretsmanager:GetSecretValue",
+            json.dumps(
+                {
+                    "Fn::If": [
+                        "IsPrimary",
+                        {"Ref": secret},
+                        {"Fn::Sub": f"{replica}{resources[secret]['Properties']['Name']}-??????"},
+                    ]
+                }
+            ),
+        )
+        for secret in (generate.SIGNING_SECRET, generate.ORIGIN_VERIFY_SECRET)
     }
 
 
