@@ -27,7 +27,7 @@ router = Router(blueprint, "public status page")
     "Subscribe to one incident's updates: its page's form sent (subscriber[...] fields)",
     as_html=True,
     methods=("POST",),
-    answers=(422,),
+    answers=(422, 429),  # 429: anonymous subscribing is limited (subscriber_api._admit)
     body="SubscriberCreate",
     on=router,
 )

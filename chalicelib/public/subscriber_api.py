@@ -79,7 +79,7 @@ def _admit(page_id: str) -> None:
     "subscribe form's subscriptions do)",
     methods=("POST",),
     status=201,
-    answers=(422,),
+    answers=(422, 429),  # 429: anonymous subscribing is limited (subscriber_api._admit)
     body="SubscriberCreate",
     response="PublicSubscriberDocument",
     on=router,

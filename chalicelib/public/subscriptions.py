@@ -79,7 +79,7 @@ def subscribe_form(visit: Visit) -> Response:
     "Subscribe to updates: the form sent (subscriber[...] fields, as the API takes them)",
     as_html=True,
     methods=("POST",),
-    answers=(422,),
+    answers=(422, 429),  # 429: anonymous subscribing is limited (subscriber_api._admit)
     body="SubscriberCreate",
     on=router,
 )
