@@ -12,7 +12,10 @@ FILE = "regions.json"
 
 
 def path() -> Path:
-    return Path(os.environ.get("DATA_DIR", ".data")).resolve() / FILE
+    # Once `use_serving_region` moved DATA_DIR to the serving region's, the file is where it
+    # was found.
+    found = os.environ.get("REGIONS_STATE")
+    return Path(found) if found else Path(os.environ.get("DATA_DIR", ".data")).resolve() / FILE
 
 
 def read() -> dict | None:
@@ -47,6 +50,7 @@ def use_serving_region() -> None:
     if state is None:
         return
     serving = region(state, state["serving"])
+    os.environ["REGIONS_STATE"] = str(path())
     os.environ["MOTO_PORT"] = str(serving["moto_port"])
     os.environ["DATA_DIR"] = serving["data_dir"]
     os.environ["SITE_DIR"] = serving["site_dir"]
