@@ -28,9 +28,4 @@ def test_regional_outage_drill(tmp_path):
     print(
         f"acknowledged writes: {figures['acknowledged_writes']}; webhooks: {figures['webhooks']}, duplicates: {figures['duplicate_webhooks']}"
     )
-    assert figures["problems"] == []
-    assert figures["reader_non_200"] == 0, figures["reader_failures"]
-    assert figures["first_write_after_failure_seconds"] <= 15
-    assert figures["incident_to_sink_seconds"] <= 10
-    assert figures["both_regions_hold_every_write_seconds"] <= 15
-    assert figures["duplicate_webhooks"] == 0
+    regions_drill.check(figures)

@@ -192,3 +192,14 @@ def run(stack: RegionsStack) -> dict:
         "webhooks": len(posts),
         "problems": problems,
     }
+
+
+def check(figures: dict) -> None:
+    """The issue's Done-when, on the drill's figures."""
+    assert figures["problems"] == []
+    assert figures["reader_non_200"] == 0, figures["reader_failures"]
+    assert figures["first_write_after_failure_seconds"] <= 15
+    assert figures["incident_to_sink_seconds"] <= 10
+    assert figures["both_regions_hold_every_write_seconds"] <= 15
+    assert figures["webhooks"] == 1
+    assert figures["duplicate_webhooks"] == 0
