@@ -19,6 +19,7 @@ two checks in a row and the other region has delivered it every write (lag 0).
 import json
 import logging
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -65,6 +66,7 @@ class Region:
         self.failures = 0
         self.passes = 0
         self.lag_ms = 0
+        self.public_url = self.url
 
     @property
     def url(self) -> str:
@@ -85,6 +87,8 @@ class Region:
     def _relay(self) -> None:
         """The region's output, each line marked with its name; `started` at its ready line."""
         for line in self.process.stdout:
+            # The console's address it prints is the public one, as its links are.
+            line = line.replace(f"{self.url}/manage", f"{self.public_url}/manage")
             print(f"[{self.name}] {line}", end="", flush=True)
             if READY in line:
                 self.started.set()
@@ -217,9 +221,12 @@ def _json_answer(body: dict, head_only: bool) -> bytes:
     return head if head_only else head + payload
 
 
-def _environment(region: Region, peer: Region, tick_seconds: float) -> dict[str, str]:
+def _environment(
+    region: Region, peer: Region, tick_seconds: float, shared: dict[str, str]
+) -> dict[str, str]:
     environment = dict(os.environ)
     environment.pop("SITE_DIR", None)
+    environment.update(shared)
     environment.update(
         PORT=str(region.port),
         MOTO_PORT=str(region.moto_port),
@@ -230,6 +237,16 @@ def _environment(region: Region, peer: Region, tick_seconds: float) -> dict[str,
         SCHEDULE_TICK_OFFSET_SECONDS="0" if region.name == PRIMARY else str(tick_seconds / 2),
     )
     return environment
+
+
+def _signing_secret(data_dir: Path) -> str:
+    kept = data_dir / "signing-secret"
+    if not kept.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(kept, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as written:
+            written.write(secrets.token_hex(32))
+    return kept.read_text().strip()
 
 
 def _state(regions: Regions) -> dict:
@@ -264,8 +281,17 @@ def main() -> int:
     )
     regions = Regions([a, b], failover_seconds)
     listening = listen(port)  # before the regions start: a port in use stops this at once
+    # What both regions share, as the deployed regions do: the public address their links
+    # name (not each region's own), and the signing secret (Secrets Manager's replica
+    # regions on AWS): made once, on the first start, unless `SIGNING_SECRET` is set. Each
+    # region making its own on first use would sign sessions and links the other refuses.
+    shared = {
+        "PUBLIC_BASE_URL": os.environ.get("PUBLIC_BASE_URL", f"http://127.0.0.1:{port}"),
+        "SIGNING_SECRET": os.environ.get("SIGNING_SECRET") or _signing_secret(data_dir),
+    }
     for region, peer in ((a, b), (b, a)):
-        region.launch(_environment(region, peer, tick_seconds))
+        region.public_url = f"http://127.0.0.1:{port}"
+        region.launch(_environment(region, peer, tick_seconds, shared))
 
     stopped = threading.Event()
     signal.signal(signal.SIGINT, lambda signum, frame: stopped.set())
