@@ -29,3 +29,19 @@ def test_regional_outage_drill(tmp_path):
         f"acknowledged writes: {figures['acknowledged_writes']}; webhooks: {figures['webhooks']}, duplicates: {figures['duplicate_webhooks']}"
     )
     regions_drill.check(figures)
+
+
+def test_an_event_left_in_the_failed_region_is_sent_once_by_the_other(tmp_path):
+    # A tick a second: b's sweep takes an event 30 s old at its next tick.
+    stack = regions_drill.RegionsStack(
+        tmp_path / "data", tmp_path / "log", SCHEDULE_TICK_SECONDS="1"
+    ).start()
+    try:
+        figures = regions_drill.run_left_event(stack)
+    finally:
+        stack.stop()
+    print()
+    print(f"an event left unsent in a, sent by b after: {figures['sent_by_b_seconds']:.2f} s")
+    print(f"webhooks after a's restore: {figures['webhooks']} (1)")
+    assert figures["sent_by_b_seconds"] is not None
+    assert figures["webhooks"] == 1

@@ -4,8 +4,12 @@ through `PORT`, region a stopped (SIGSTOP), readers watched throughout, the firs
 succeeds after, an incident's webhook, a restored, and every acknowledged write in both
 regions' own copies."""
 
+import json
+import os
+import signal
 import threading
 import time
+from pathlib import Path
 
 import boto3
 import requests
@@ -192,6 +196,58 @@ def run(stack: RegionsStack) -> dict:
         "webhooks": len(posts),
         "problems": problems,
     }
+
+
+def _stop_event_functions(stack: RegionsStack, name: str) -> None:
+    """SIGSTOP the event functions' process of region `name` alone (`workers` in `ps`)."""
+    state = json.loads((stack.data_dir / "regions.json").read_text())
+    group = next(r["pgid"] for r in state["regions"] if r["name"] == name)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (
+                os.getpgid(int(entry.name)) == group
+                and (entry / "comm").read_text().strip() == "workers"
+            ):
+                os.kill(int(entry.name), signal.SIGSTOP)
+                return
+        except OSError:
+            continue
+    raise AssertionError(f"no event functions' process in region {name}")
+
+
+def run_left_event(stack: RegionsStack) -> dict:
+    """An incident committed in a whose event a had not fanned out when it failed (its event
+    functions stopped first): b's sweep fans it out, and a, restored, sends nothing again."""
+    page = stack.admin("bootstrap")
+    key, page_id = page["api_key"], page["page_id"]
+    with WebhookSink() as sink:
+        subscribed = stack.send(
+            "POST",
+            f"/v1/pages/{page_id}/subscribers",
+            key,
+            {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
+        )
+        assert subscribed.status_code == 201, subscribed.text
+        _stop_event_functions(stack, "a")
+        posted = stack.send(
+            "POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Left in a"}}
+        )
+        assert posted.status_code == 201, posted.text
+        posted_at = time.monotonic()
+        b_url = stack.region_url("b")
+        incident = f"{b_url}/v1/pages/{page_id}/incidents/{posted.json()['id']}"
+        headers = {"Authorization": f"OAuth {key}"}
+        assert wait_for(lambda: requests.get(incident, headers=headers, timeout=2).ok, 10)
+        stack.admin("region", "--fail", "a")
+        reached = wait_for(lambda: len(sink.received) >= 1, timeout=90)
+        sent_by_b_seconds = time.monotonic() - posted_at if reached else None
+        stack.admin("region", "--restore", "a")
+        # a's queue still held the event: a's fan-out receives it now, and must find b's claims.
+        assert wait_for(lambda: stack.queues_idle() and stack.queues_idle(stack.sqs_of_b()), 30)
+        posts = [delivery["json"]["incident"]["id"] for delivery in sink.received]
+    return {"sent_by_b_seconds": sent_by_b_seconds, "webhooks": len(posts)}
 
 
 def check(figures: dict) -> None:
