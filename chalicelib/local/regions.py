@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from chalicelib.environment import DEFAULT_MOTO_PORT
@@ -118,6 +119,8 @@ class Regions:
         self.serving = PRIMARY
         self.interval = min(1.0, failover_seconds / 5)
         self.switched = threading.Event()
+        self.pool = ThreadPoolExecutor(len(regions), thread_name_prefix="health")
+        self.pool_lags = ThreadPoolExecutor(len(regions), thread_name_prefix="lag")
 
     def other(self, name: str) -> Region:
         return next(region for region in self.regions.values() if region.name != name)
@@ -134,8 +137,11 @@ class Regions:
             self.check()
 
     def check(self) -> None:
-        for region in self.regions.values():
-            if _answers(region.url + HEALTH_PATH, self.interval):
+        # Each region's check and its replication lag asked side by side: a stopped region
+        # takes the whole timeout to fail, and in turn the two took a cycle of 3 s, not 1.
+        answered = list(self.pool.map(self._ask, self.regions.values()))
+        for region, (healthy, lag) in zip(self.regions.values(), answered, strict=True):
+            if healthy:
                 region.failures, region.passes = 0, region.passes + 1
                 if region.passes >= PASSED_CHECKS:
                     region.state = "up"
@@ -143,13 +149,16 @@ class Regions:
                 region.failures, region.passes = region.failures + 1, 0
                 if region.failures >= FAILED_CHECKS:
                     region.state = "failed"
-        for region in self.regions.values():
-            # How far behind this region's copy is: the age of the oldest write the other
-            # region has not delivered to it yet (kept as last seen while that one is failed).
-            lag = _replication(self.other(region.name).moto_port, self.interval)
             if lag is not None:
                 region.lag_ms = lag["lag_ms"]
         self._choose()
+
+    def _ask(self, region: Region) -> tuple[bool, dict | None]:
+        """Its health check, and how far behind its copy is: the age of the oldest write the
+        other region has not delivered to it yet (None while that one does not answer: the
+        last value seen stays)."""
+        lag = self.pool_lags.submit(_replication, self.other(region.name).moto_port, self.interval)
+        return _answers(region.url + HEALTH_PATH, self.interval), lag.result()
 
     def _choose(self) -> None:
         serving, primary = self.regions[self.serving], self.regions[PRIMARY]
