@@ -88,10 +88,13 @@ class Region:
     def _relay(self) -> None:
         """The region's output, each line marked with its name; `started` at its ready line."""
         for line in self.process.stdout:
-            # The console's address it prints is the public one, as its links are.
+            started = READY in line
+            # The console's address it prints is the public one, as its links are; and only
+            # the supervisor's line says the stack is ready (a script waits for that one).
             line = line.replace(f"{self.url}/manage", f"{self.public_url}/manage")
+            line = line.replace(READY, "Region ready on")
             print(f"[{self.name}] {line}", end="", flush=True)
-            if READY in line:
+            if started:
                 self.started.set()
 
     def described(self) -> dict:
