@@ -120,7 +120,8 @@ class Regions:
     def __init__(self, regions: list[Region], failover_seconds: float):
         self.regions = {region.name: region for region in regions}
         self.serving = PRIMARY
-        self.interval = min(1.0, failover_seconds / 5)
+        # Two checks fail within `FAILOVER_SECONDS` (each takes at most `interval` to fail).
+        self.interval = max(0.1, min(1.0, failover_seconds / 5))
         self.switched = threading.Event()
         self.pool = ThreadPoolExecutor(len(regions), thread_name_prefix="health")
         self.pool_lags = ThreadPoolExecutor(len(regions), thread_name_prefix="lag")
