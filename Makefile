@@ -9,7 +9,7 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 # worker rewrote every test module's asserts (10 s of a collection that takes 4 s from cache).
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: run test bootstrap admin bench load lint format fuzz
+.PHONY: run run-regions test bootstrap admin bench load lint format fuzz
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ $(VENV)/.dev: requirements.txt requirements-local.txt requirements-dev.txt | $(V
 
 run: $(VENV)/.local
 	$(PY) -m chalicelib.local
+
+# The local stack as two regions, a and b, behind one address (docs/local-stack.md).
+run-regions: $(VENV)/.local
+	$(PY) -m chalicelib.local.regions
 
 bootstrap: $(VENV)/.local
 	@$(PY) -m chalicelib.admin bootstrap

@@ -124,23 +124,24 @@ def _delete_page(args) -> dict:
     return {"deleted": page.id}
 
 
-def publish_all() -> int:
+def publish_all(every: bool = False) -> int:
     """Ask for a publish of every page whose files were never published, or published under
-    other settings (the first start after an upgrade, or after `PUBLIC_DOMAIN` changed);
-    returns how many."""
+    other settings (the first start after an upgrade, or after `PUBLIC_DOMAIN` changed), or
+    of every page (`every`: a region of `make run-regions` that starts serving, whose files
+    lack what the other region published); returns how many."""
     from chalicelib.domain import whole_tables
     from chalicelib.public import publish
 
     asked = 0
     for page in whole_tables.every_page():
-        if not publish.is_published(page.id):
+        if every or not publish.is_published(page.id):
             publish.request(page.id, force=True)
             asked += 1
     return asked
 
 
 def _publish_all(args) -> dict:
-    return {"publishes_asked": publish_all()}
+    return {"publishes_asked": publish_all(args.every)}
 
 
 def _import(args) -> dict:
@@ -340,7 +341,16 @@ def parser() -> argparse.ArgumentParser:
     command = commands.add_parser(
         "publish-all", help="publish every page not published yet (after an upgrade)"
     )
+    command.add_argument("--every", action="store_true", help="every page, published or not")
     command.set_defaults(run=_publish_all)
+
+    command = commands.add_parser(
+        "region", help="make run-regions: stop a region's every process, or resume them"
+    )
+    which = command.add_mutually_exclusive_group(required=True)
+    which.add_argument("--fail", metavar="REGION")
+    which.add_argument("--restore", metavar="REGION")
+    command.set_defaults(run=_region)
 
     command = commands.add_parser(
         "index-recipients", help="recipient items for subscribers stored before they existed"
@@ -362,8 +372,20 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+def _region(args) -> dict:
+    from chalicelib.local import regions
+
+    if args.fail:
+        return regions.fail(args.fail)
+    return regions.restore(args.restore)
+
+
 def main(argv: list[str] | None = None) -> int:
+    from chalicelib.local import region_state
+
     args = parser().parse_args(argv)
+    # Under `make run-regions`: the serving region's emulator, data and site folders.
+    region_state.use_serving_region()
     use_local_emulator_if_local()
     try:
         result = args.run(args)

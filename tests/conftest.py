@@ -66,6 +66,7 @@ E2E_SECONDS = {
     "test_restart_answers": 17,
     "test_durability_stops": 15,
     "test_published_site_e2e": 14,
+    "test_regions_drill": 14,
     "test_send_limits_e2e": 14,
     "test_kill_mid_fan_out": 13,
     "test_third_party_e2e": 13,

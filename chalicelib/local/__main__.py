@@ -39,7 +39,11 @@ def main() -> int:
     from chalicelib.sitestore import site_dir
 
     # A fork of this process, with the app imported, before any thread starts.
-    functions = workers.forked(tick_seconds).launch()
+    # `make run-regions` starts the second region's tick half a tick later: both regions'
+    # every-minute functions claim each due step, and apart, each claim has replicated before
+    # the other region looks (docs/operations.md).
+    offset = float(os.environ.get("SCHEDULE_TICK_OFFSET_SECONDS", "0"))
+    functions = workers.forked(tick_seconds, offset).launch()
     try:
         # Nothing listens before the data directory is checked: a damaged one is refused
         # before any port answers.
@@ -58,7 +62,9 @@ def main() -> int:
     functions.go()
     index_recipients()  # data of an earlier version: subscribers without recipient items
     publish_all()  # pages of an earlier version, or published under other settings
-    if not had_data:
+    # Under `make run-regions` only the primary makes the first data; the other region gets
+    # it by replication.
+    if not had_data and os.environ.get("LOCAL_BOOTSTRAP", "1") == "1":
         created = bootstrap()
         print("First start: made an organization, an owner, an API key and a page.")
         print("Keep the key; it is shown only this once:")

@@ -29,9 +29,10 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import child, moto_costs, send_limits, sent_messages
+from chalicelib.local import child, moto_costs, replication, send_limits, sent_messages
 from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import JournalRefused
+from chalicelib.local.replication import Replicator
 from chalicelib.notify import queues
 from chalicelib.store.tables import create_all
 
@@ -139,10 +140,19 @@ class Emulator:
         # Before the port is bound: a start that will be refused is refused before anything
         # listens (`JournalRefused`).
         self.journal.check()
+        app = sent_messages.serving(self.journal)
+        # `make run-regions` names the other region's emulator: every committed write is
+        # shipped there, and its writes are applied here (`replication.py`).
+        self.replicator = None
+        peer = os.environ.get("REPLICATE_TO")
+        if peer:
+            self.replicator = Replicator(self.journal, config.region(), peer)
+            self.journal.replicator = self.replicator
+            app = replication.serving(app, self.journal, self.replicator)
         self.server = make_server(
             "127.0.0.1",
             port,
-            sent_messages.serving(self.journal),
+            app,
             threaded=True,
             request_handler=_RequestHandler,
         )
@@ -154,7 +164,10 @@ class Emulator:
         """Serve, create the tables and queues, load the journal; True when data was found."""
         self.thread.start()
         create_resources()
-        return self.journal.recover()
+        found = self.journal.recover()
+        if self.replicator is not None:
+            self.replicator.start()
+        return found
 
 
 def serve(port: int, data_dir: Path) -> None:

@@ -115,8 +115,9 @@ class Poller(threading.Thread):
 class Ticker(threading.Thread):
     """Calls every scheduled function each `interval` seconds."""
 
-    def __init__(self, app, interval: float, stopped: threading.Event):
+    def __init__(self, app, interval: float, stopped: threading.Event, offset: float = 0.0):
         super().__init__(name="ticker", daemon=True)
+        self.offset = offset
         self.handlers = [
             app.handler_map[source.name]
             for source in app.event_sources
@@ -133,11 +134,15 @@ class Ticker(threading.Thread):
                 logger.exception("scheduled function failed")
 
     def run(self) -> None:
+        if self.stopped.wait(self.offset):
+            return
         while not self.stopped.wait(self.interval):
             self.tick()
 
 
-def start_all(app, tick_seconds: float, stopped: threading.Event) -> list[threading.Thread]:
+def start_all(
+    app, tick_seconds: float, stopped: threading.Event, offset: float = 0.0
+) -> list[threading.Thread]:
     sources = [
         source
         for source in app.event_sources
@@ -154,7 +159,7 @@ def start_all(app, tick_seconds: float, stopped: threading.Event) -> list[thread
         for source in sources
         for number in range(INSTANCES_PER_QUEUE)
     ]
-    threads.append(Ticker(app, tick_seconds, stopped))
+    threads.append(Ticker(app, tick_seconds, stopped, offset))
     for thread in threads:
         thread.start()
     return threads

@@ -77,6 +77,9 @@ class Journal:
         self.stored: Stored | None = None  # what `check` read, until `recover` loads it
         self.messages: dict[str, dict] = {}  # SQS message id -> its region, queue and body
         self.receipts: dict[str, str] = {}  # receipt handle -> message id
+        # `make run-regions`: ships each committed write's item images to the other region
+        # (`replication.py`); None under `make run`.
+        self.replicator = None
 
     # The HTTP boundary.
 
@@ -103,11 +106,46 @@ class Journal:
                 status, headers, answer = self._call(environ)
                 if status.startswith("200"):
                     ticket = self._append(self._records(service, action, region, body, answer))
+                    if self.replicator is not None and service == DYNAMODB:
+                        self.replicator.committed(action, body)
             if ticket:
                 # Outside the lock: the writes appended meanwhile share this wait's fsync.
                 self.sync.wait_durable(ticket)
         start_response(status, headers)
         return [answer]
+
+    def apply_replicated(self, images: list[dict], replicator) -> bool:
+        """The other region's item images, each applied unless this region holds a newer write
+        of its item, and logged as this region's own writes are (they survive its restart), but
+        not shipped back. False while the data is still loading."""
+        if self.log is None:
+            return False
+        region = replicator.region
+        records = []
+        with self.lock:
+            for image in images:
+                if not replicator.newer(image):
+                    continue
+                if image["item"] is None:
+                    action, request = (
+                        "DeleteItem",
+                        {"TableName": image["table"], "Key": image["key"]},
+                    )
+                else:
+                    action, request = (
+                        "PutItem",
+                        {"TableName": image["table"], "Item": image["item"]},
+                    )
+                body = json.dumps(request)
+                status, answer = self.request(region, "dynamodb", f"{DYNAMODB}.{action}", body)
+                if status == 200:
+                    records.append({"dynamodb": action, "region": region, "body": body})
+                else:
+                    logger.warning("a replicated %s failed: %s", action, answer)
+            ticket = self._append(records)
+        if ticket:
+            self.sync.wait_durable(ticket)
+        return True
 
     def _call(self, environ: dict) -> tuple[str, list, bytes]:
         app_iter, status, headers = run_wsgi_app(self.app, environ, buffered=True)

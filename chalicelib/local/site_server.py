@@ -540,19 +540,23 @@ def listen(port: int) -> socket.socket:
     return listening
 
 
+def serve_in_thread(front: Front, listening: socket.socket) -> None:
+    """Serve `front` on a thread of its own; the process ends should it stop."""
+
+    def loop() -> None:
+        try:
+            uvloop.run(serve(front, listening))
+        except BaseException:
+            log.exception("the front stopped")
+            os._exit(1)
+
+    threading.Thread(target=loop, name="front", daemon=True).start()
+
+
 def run(port: int, api_port: int, site_dir: Path) -> None:
     def start(stopped: threading.Event) -> str:
         listening = listen(port)  # listening before the ready line
-        front = Front(SiteFiles(site_dir), api_port)
-
-        def loop() -> None:
-            try:
-                uvloop.run(serve(front, listening))
-            except BaseException:
-                log.exception("the front stopped")
-                os._exit(1)
-
-        threading.Thread(target=loop, name="front", daemon=True).start()
+        serve_in_thread(Front(SiteFiles(site_dir), api_port), listening)
         return str(listening.getsockname()[1])
 
     child.serve_until_stopped(start)

@@ -10,19 +10,19 @@ The stack's process forks it (`forked`) once it has imported the app, with the e
 from chalicelib.local import child
 
 
-def forked(tick_seconds: float) -> child.ForkedChild:
+def forked(tick_seconds: float, offset: float = 0.0) -> child.ForkedChild:
     """The event functions' process, to launch: they begin at `go`, once the emulator is
     ready, as their queues exist only then."""
-    return child.ForkedChild("workers", lambda: serve(tick_seconds))
+    return child.ForkedChild("workers", lambda: serve(tick_seconds, offset))
 
 
-def serve(tick_seconds: float) -> None:
+def serve(tick_seconds: float, offset: float = 0.0) -> None:
     def start(stopped) -> str:
         from app import app  # imported already, before the fork
         from chalicelib.local import events
 
         child.wait_for_go()  # the queues exist once the emulator is ready
-        events.start_all(app, tick_seconds, stopped)
+        events.start_all(app, tick_seconds, stopped, offset)
         return "polling"
 
     child.serve_until_stopped(start)

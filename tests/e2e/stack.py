@@ -40,6 +40,9 @@ def wait_for(condition, timeout=30.0) -> bool:
 
 
 class LocalStack:
+    # What `launch` runs: `make run`'s stack (`make run-regions`' in tests/e2e/regions_drill.py).
+    module = "chalicelib.local"
+
     def __init__(self, data_dir: Path, log: Path | None = None, **environment: str):
         self.data_dir = data_dir
         self.log = log  # where every process's log lines (standard error) go; None: nowhere
@@ -74,7 +77,7 @@ class LocalStack:
         self.output = []
         with self.log.open("a") if self.log else open(os.devnull, "w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "chalicelib.local"],
+                [sys.executable, "-m", self.module],
                 cwd=ROOT,
                 env=self.environment,
                 stdout=subprocess.PIPE,
@@ -150,15 +153,19 @@ class LocalStack:
         """How many messages the queue named `queue` holds: waiting, received or delayed."""
         return self._messages_at(self.emulator("sqs").get_queue_url(QueueName=queue)["QueueUrl"])
 
-    def queues_idle(self) -> bool:
-        """Whether no queue of the stack (dead letters aside) holds a message: no work is left
-        that could still send something."""
-        urls = self.emulator("sqs").list_queues().get("QueueUrls", [])
+    def queues_idle(self, sqs=None) -> bool:
+        """Whether no queue of the stack (dead letters aside; the emulator `sqs` is a client
+        of, the stack's by default) holds a message: no work is left that could still send
+        something."""
+        sqs = sqs or self.emulator("sqs")
+        urls = sqs.list_queues().get("QueueUrls", [])
         dead_letters = config.dead_letter_queue_name("")
-        return not any(self._messages_at(url) for url in urls if not url.endswith(dead_letters))
+        return not any(
+            self._messages_at(url, sqs) for url in urls if not url.endswith(dead_letters)
+        )
 
-    def _messages_at(self, url: str) -> int:
-        counts = self.emulator("sqs").get_queue_attributes(
+    def _messages_at(self, url: str, sqs=None) -> int:
+        counts = (sqs or self.emulator("sqs")).get_queue_attributes(
             QueueUrl=url,
             AttributeNames=[
                 "ApproximateNumberOfMessages",
