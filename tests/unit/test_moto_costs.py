@@ -317,3 +317,16 @@ def test_item_answers_are_what_moto_serializes(dynamodb, monkeypatch):
     _names_table(dynamodb)
     monkeypatch.setattr(moto_costs, "fast_answers", True)
     assert _every_item_operation(dynamodb) == by_moto
+
+
+def test_an_idle_connection_let_go_is_not_logged_as_an_error():
+    """The emulator closes an SDK connection idle for its timeout: that is how it works, and
+    was every ERROR line of a run."""
+    from types import SimpleNamespace
+
+    from chalicelib.local.emulator import _RequestHandler
+
+    logged = []
+    handler = SimpleNamespace(log=lambda level, *words: logged.append(level))
+    _RequestHandler.log_error(handler, "Request timed out: %r", TimeoutError("timed out"))
+    assert logged == ["debug"]
