@@ -138,12 +138,22 @@ class PublicSubscriberDocument(OutSchema):
 # Component uptime (the management API).
 
 
+# The form of the dates the domain takes (chalicelib/domain/uptime.py checks them, with its
+# own message, a day the month lacks included): documented for clients and the fuzzer.
+_UPTIME_DATE = r"^[1-9][0-9]{3}(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?$"
+
+
 class UptimeQuery(Schema):
     start: str | None = Field(
         None,
         description="YYYY, YYYY-MM or YYYY-MM-DD; default the component's start or 90 days ago",
+        json_schema_extra={"pattern": _UPTIME_DATE},
     )
-    end: str | None = Field(None, description="YYYY, YYYY-MM or YYYY-MM-DD; default today")
+    end: str | None = Field(
+        None,
+        description="YYYY, YYYY-MM or YYYY-MM-DD; default today",
+        json_schema_extra={"pattern": _UPTIME_DATE},
+    )
     skip_related_events: bool | None = Field(None, description="leave related_events out")
 
 

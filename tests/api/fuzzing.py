@@ -137,6 +137,7 @@ BEYOND_THE_DOCUMENT = (
     "email or external_login is required",
     "must be strictly increasing",
     "is not a template of this page",  # an id the run never made
+    "must be a date: YYYY",  # a day its month lacks (2026-02-30), of the documented form
 )
 
 
