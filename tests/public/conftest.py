@@ -81,6 +81,13 @@ def make_group(world, name: str, component_ids: list[str]) -> dict:
     return answer.json
 
 
+# A maintenance window well in the future: upcoming whenever a test runs.
+MAINTENANCE_WINDOW = {
+    "scheduled_for": "2099-01-01T00:00:00Z",
+    "scheduled_until": "2099-01-01T02:00:00Z",
+}
+
+
 def make_incident(world, name: str, **fields) -> dict:
     answer = world.api.post(
         f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": name, **fields}}

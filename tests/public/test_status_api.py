@@ -10,12 +10,13 @@ from chalicelib.schemas.public import (
     StatusDocument,
     SummaryDocument,
 )
-from tests.public.conftest import make_component, make_group, make_incident, publish
-
-MAINTENANCE_WINDOW = {
-    "scheduled_for": "2099-01-01T00:00:00Z",
-    "scheduled_until": "2099-01-01T02:00:00Z",
-}
+from tests.public.conftest import (
+    MAINTENANCE_WINDOW,
+    make_component,
+    make_group,
+    make_incident,
+    publish,
+)
 
 
 @pytest.fixture

@@ -5,7 +5,14 @@ from datetime import UTC, datetime
 import pytest
 
 from chalicelib import clock
-from tests.public.conftest import make_component, make_group, make_incident, publish, update_page
+from tests.public.conftest import (
+    MAINTENANCE_WINDOW,
+    make_component,
+    make_group,
+    make_incident,
+    publish,
+    update_page,
+)
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -49,6 +56,19 @@ def test_page_shows_status_components_incidents_and_maintenances(world, visitor)
     # One script, the page's own and inline (it adds keyboard and touch reading of the bars
     # and charts); everything it shows is in the markup, for readers without JavaScript.
     assert text.count("<script") == 1 and "<script src" not in text
+
+
+def test_scheduled_maintenance_comes_above_the_components(world, visitor):
+    """Tomorrow's maintenance is read before the component list, as on Statuspage, and
+    after the open incidents."""
+    api = make_component(world, "API")
+    make_incident(world, "API is down", components={api["id"]: "major_outage"})
+    make_incident(world, "Database upgrade", status="scheduled", **MAINTENANCE_WINDOW)
+    publish(world)
+    text = visitor.get("").text
+    order = ["open-incidents", "upcoming-maintenances", 'id="components"', "past-incidents"]
+    positions = [text.index(mark) for mark in order]
+    assert positions == sorted(positions)
 
 
 def test_user_written_text_is_escaped(world, visitor):
