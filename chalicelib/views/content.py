@@ -182,6 +182,8 @@ def page_part(page: Page, profile: dict, updated_at: str) -> dict:
         "domain": page.domain,
         "name": profile.get("name") or "",
         "url": page_url(page),
+        # The owner's company website, which the page's name links to (SPEC: `url`).
+        "website": profile.get("url"),
         "time_zone": profile.get("time_zone") or "Etc/UTC",
         "updated_at": updated_at,
         "hidden_from_search": bool(profile.get("hidden_from_search")),

@@ -71,6 +71,19 @@ def test_scheduled_maintenance_comes_above_the_components(world, visitor):
     assert positions == sorted(positions)
 
 
+def test_the_page_name_links_to_the_company_website(world, visitor):
+    """The owner's "Company website" is where the page's name leads; the footer's "Current
+    status" still leads back to the page."""
+    make_component(world, "API")
+    publish(world)
+    assert '<h1><a href="/s/' in visitor.get("").text
+    update_page(world, name="Acme", url="https://acme.example/?a=1&b=2")
+    publish(world)
+    text = visitor.get("").text
+    assert '<h1><a href="https://acme.example/?a=1&amp;b=2">Acme</a></h1>' in text
+    assert ">Current status</a>" in text
+
+
 def test_user_written_text_is_escaped(world, visitor):
     update_page(world, headline=XSS)
     make_component(world, XSS)
