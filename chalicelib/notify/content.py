@@ -8,13 +8,14 @@ thousand subscribers reads nothing more from DynamoDB.
 import json
 from collections.abc import Callable
 
-from chalicelib import clock, config
+from chalicelib import clock
 from chalicelib.domain import chat_platforms, pages
 from chalicelib.domain.incidents import Incident
 from chalicelib.domain.markdown_text import render_text
 from chalicelib.notify import email, email_body, sms
 from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
+from chalicelib.views.content import page_url
 from chalicelib.views.incidents import incident_out
 from chalicelib.web import times
 from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
@@ -40,7 +41,10 @@ def page_state(snapshot: dict) -> dict:
 
 
 def _page_link(page: Page, suffix: str = "") -> str:
-    return f"{config.public_base_url()}/s/{page.subdomain or page.id}{suffix}"
+    """A link into the page at its current public address (custom domain, its host under
+    PUBLIC_DOMAIN, else its path), as its summary's `url` states it: the page is read when
+    the event fans out, so a renamed subdomain or a new domain is what readers are sent to."""
+    return page_url(page) + suffix
 
 
 def _email(page: Page, subject: str, letter: dict, *, personal: bool = True) -> dict:

@@ -41,10 +41,10 @@ def brand(world, **fields):
 
 
 def incident_link(world, incident_id):
-    from chalicelib.store.models import Page
-
-    subdomain = Page.get(world.page_id).subdomain
-    return f"http://127.0.0.1:8000/s/{subdomain}/incidents/{incident_id}"
+    """Where a notification sends its reader: the page's current public address, as its
+    summary's `url` states it."""
+    page_url = world.api.as_key(None).get(f"/s/{world.page_id}/api/v2/summary.json")
+    return f"{page_url.json['page']['url']}/incidents/{incident_id}"
 
 
 def mails_to(address, since):
@@ -319,6 +319,35 @@ def test_a_text_message_fits_one_segment_cut_at_a_word(world, drain):
     assert len(text) <= 160
     assert text.startswith("[Acme] Checkout errors: Investigating - word word")
     assert text.endswith(f"word... {link}")
+
+
+def test_links_follow_the_page_to_its_new_address(world, drain):
+    """After the page moves (a new subdomain, then a custom domain) emails and text messages
+    link to where it is now, never to the subdomain it was made with."""
+    from moto.backends import get_backend
+
+    email_subscriber(world, "reader@example.com")
+    world.api.post(
+        f"/v1/pages/{world.page_id}/subscribers",
+        {"subscriber": {"phone_country": "US", "phone_number": "4155550124"}},
+    )
+    texts = get_backend("sns")["123456789012"]["us-east-1"].sms_messages
+    for fields, address in (
+        # PUBLIC_DOMAIN is `localhost` on the local stages: a subdomain is a host of its own.
+        ({"name": "Acme Cloud", "subdomain": f"acme-{world.page_id}"}, f"acme-{world.page_id}."),
+        ({"domain": "status.acme.example"}, "https://status.acme.example/incidents/"),
+    ):
+        brand(world, **fields)
+        since = len(sent_mail())
+        incident = world.api.post(
+            f"/v1/pages/{world.page_id}/incidents", {"incident": {"name": "Checkout errors"}}
+        ).json
+        drain()
+        link = incident_link(world, incident["id"])
+        assert address in link and "/s/" not in link
+        (mail,) = mails_to("reader@example.com", since)
+        assert link in mail.body and f'href="{link}"' in mail.html
+        assert any(t.endswith(link) for number, t in texts.values() if number == "+14155550124")
 
 
 def test_every_notification_states_the_page_from_its_snapshot(world, drain, dynamodb_calls):
