@@ -117,6 +117,7 @@ app.register_blueprint(public_sign_in.blueprint)
 app.register_blueprint(public_subscriber_api.blueprint)
 app.register_blueprint(console_views.blueprint)  # the console's screens, all on one blueprint
 app.register_middleware(routing.contract_answers, "http")
+routing.answer_unrouted_with(console_views.BASE, console_views.no_such_screen)
 
 
 @app.on_sqs_message(queue=config.queue_name(queues.NOTIFICATIONS), batch_size=10)

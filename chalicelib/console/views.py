@@ -129,6 +129,15 @@ def refusal(screen: Screen, error: errors.ApiError) -> Response:
     return response
 
 
+def no_such_screen() -> Response:
+    """A console address no screen answers (mistyped, or of a version gone): a page with the
+    way back to the console, not the API's JSON."""
+    missing = errors.ApiError(
+        404, "No screen of the console is at this address: it may have been mistyped."
+    )
+    return refusal(Screen(ApiRequest({}, {}, {}, {}, False, None, None)), missing)
+
+
 def _signed_in(screen: Screen) -> bool:
     value = session.cookie_of(screen.request.headers, session.COOKIE)
     holder = session.holder_of(value)

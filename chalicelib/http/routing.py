@@ -333,13 +333,31 @@ def api_request(current, params: dict[str, str]) -> ApiRequest:
     )
 
 
+# The answer to a path no route serves below a prefix whose readers are people, not programs
+# (the console's screens): its own page, not the contract's JSON.
+_UNROUTED_SCREENS: dict[str, Callable[[], Response]] = {}
+
+
+def answer_unrouted_with(prefix: str, screen: Callable[[], Response]) -> None:
+    _UNROUTED_SCREENS[prefix] = screen
+
+
+def unrouted_answer(path: str) -> Response:
+    """The answer to `path`, which no route serves: the screen of the prefix it is under,
+    else the contract's 404."""
+    for prefix, screen in _UNROUTED_SCREENS.items():
+        if path == prefix or path.startswith(prefix + "/"):
+            return screen()
+    return error_response(errors.not_found())
+
+
 def contract_answers(event, get_response: Callable) -> Response:
     """HTTP middleware: a path no route serves (on AWS: a greedy resource's request the app
-    found no route for, `gateway.unrouted`) is the contract's 404; Chalice's own answer to a
-    known path with a method it does not serve becomes the contract's 405 (its body would
-    otherwise be Chalice's shape)."""
+    found no route for, `gateway.unrouted`) is the contract's 404, or its prefix's screen;
+    Chalice's own answer to a known path with a method it does not serve becomes the
+    contract's 405 (its body would otherwise be Chalice's shape)."""
     if gateway.unrouted(event):
-        return error_response(errors.not_found())
+        return unrouted_answer("/" + (event.uri_params or {}).get(gateway.PROXY, ""))
     response = get_response(event)
     body = response.body
     if response.status_code == 405 and isinstance(body, dict) and "Code" in body:

@@ -24,6 +24,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler
 
+from chalice import Response
 from chalice.config import Config
 from chalice.local import (
     ChaliceRequestHandler,
@@ -35,7 +36,7 @@ from chalice.local import (
     ThreadedHTTPServer,
 )
 
-from chalicelib.http import errors
+from chalicelib.http import errors, routing
 from chalicelib.local import logs, outbox_page
 
 STARTING = "Service starting"
@@ -46,6 +47,15 @@ BODY_TIMEOUT_SECONDS = 5
 
 class _NoSuchRoute(LocalGatewayException):
     CODE = 404
+
+    @classmethod
+    def of(cls, answer: Response) -> "_NoSuchRoute":
+        body = answer.body
+        if not isinstance(body, str | bytes):
+            body = json.dumps(body)
+        refusal = cls(answer.headers, body.encode() if isinstance(body, str) else body)
+        refusal.CODE = answer.status_code
+        return refusal
 
 
 class _UnreadableBody(LocalGatewayException):
@@ -60,8 +70,8 @@ class _Gateway(LocalGateway):
         try:
             return super()._generate_lambda_event(method, path, headers, body)
         except ValueError:
-            body = json.dumps(errors.not_found().body()).encode()
-            raise _NoSuchRoute({"Content-Type": "application/json"}, body) from None
+            answer = routing.unrouted_answer(path.split("?", 1)[0])
+            raise _NoSuchRoute.of(answer) from None
 
 
 class _RequestHandler(ChaliceRequestHandler):

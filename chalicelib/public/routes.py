@@ -162,11 +162,25 @@ def _subdomain_of(host: str) -> str | None:
     return label if label and "." not in label else None
 
 
-def refusal(error: errors.ApiError, as_html: bool) -> Response:
-    """The answer of a public path that cannot show what was asked."""
+def refusal(
+    error: errors.ApiError, as_html: bool, shown: dict | None = None, base: str = ""
+) -> Response:
+    """The answer of a public path that cannot show what was asked; `shown`: the page's
+    content when there is a page at `base` (a missing incident of it is a page of its own,
+    with the way back to its status)."""
     if not as_html:
         headers = {"Cache-Control": "no-store", **security.for_data(), **error.headers}
         return json_response(error.body(), error.status, headers)
+    if shown is not None and error.status == 404:
+        body = html.notice_page(
+            shown,
+            base,
+            "Page not found",
+            "Nothing is published at this address: it may have been mistyped, or what it "
+            "showed was removed.",
+            {"href": base or "/", "text": "See the current status"},
+        )
+        return caching.uncached(body, 404, HTML, security.for_html(body))
     titles = {
         401: "This page is private",
         404: "Page not found",
@@ -215,6 +229,7 @@ def public_view(
         for prefix, locate, name in ((BY_PATH, _by_path, ""), ("", _by_host, "_by_domain")):
 
             def handler(request: ApiRequest, locate=locate) -> Response:
+                shown = None  # the page's content, once it may be shown
                 try:
                     snapshot, base, site_url = locate(request)
                     if snapshot is None:
@@ -230,12 +245,13 @@ def public_view(
                                 return sign_in_required(snapshot, base)
                             raise errors.unauthenticated()
                         snapshot = audience.shown_to(snapshot, viewer)
+                    shown = snapshot.content
                     return view(Visit(request, snapshot, base, site_url, viewer))
                 except errors.ApiError as error:
-                    return otherwise() if otherwise else refusal(error, as_html)
+                    return otherwise() if otherwise else refusal(error, as_html, shown, base)
                 except DomainError as error:
                     refused = errors.from_domain(error)
-                    return otherwise() if otherwise else refusal(refused, as_html)
+                    return otherwise() if otherwise else refusal(refused, as_html, shown, base)
 
             handler.__name__ = f"{view.__name__}{name}"
             where = "" if prefix else " (custom domain, by Host)"

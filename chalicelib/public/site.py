@@ -211,9 +211,9 @@ def _answer(key: str, view: Callable, visit: routes.Visit) -> File:
     try:
         response = view(visit)
     except errors.ApiError as error:
-        response = routes.refusal(error, as_html)
+        response = routes.refusal(error, as_html, visit.data, visit.base)
     except DomainError as error:
-        response = routes.refusal(errors.from_domain(error), as_html)
+        response = routes.refusal(errors.from_domain(error), as_html, visit.data, visit.base)
     return _file(key, response)
 
 

@@ -259,7 +259,7 @@ def test_a_method_a_route_does_not_serve_is_the_contracts_405(
         "/v1/pages/x/y/z/unknown",
         "/s",
         "/s/p/q/r/s/t/u",
-        "/manage/nowhere/at/all/x",
+        "/manageable",
         "/api/v3/summary.json",
     ],
 )
@@ -272,6 +272,14 @@ def test_a_path_no_route_serves_is_the_contracts_404_and_echoes_nothing(chalice_
         assert answer["headers"] == {"Content-Type": "application/json"}
         assert "do-not-echo" not in json.dumps(answer)
     assert gateway.GREEDY_RESOURCE not in chalice_app.routes  # answered before Chalice routed
+
+
+@pytest.mark.parametrize("path", ["/manage/nope", "/manage/nowhere/at/all/x"])
+def test_a_console_path_no_screen_serves_is_the_consoles_not_found_page(chalice_app, path):
+    answer = through_greedy(chalice_app, "GET", path, {})
+    assert answer["statusCode"] == 404
+    assert answer["headers"]["Content-Type"].startswith("text/html")
+    assert "<h1>Not found</h1>" in answer["body"] and 'href="/manage"' in answer["body"]
 
 
 def test_a_trailing_slash_is_the_path_without_it(chalice_app, world):

@@ -53,6 +53,14 @@ def test_unknown_path_is_404_and_never_echoes_the_key(world, local_server, path)
     assert all(world.api_key not in value for value in headers.values())
 
 
+def test_a_console_path_no_screen_serves_is_a_page_with_the_way_back(local_server):
+    status, headers, body = fetch(local_server, "GET", "/manage/nope?x=1")
+    assert status == 404
+    assert headers["Content-Type"].startswith("text/html")
+    assert "<h1>Not found</h1>" in body and 'href="/manage"' in body
+    assert "default-src" in headers["Content-Security-Policy"]
+
+
 def test_known_path_is_still_served_by_the_local_server(world, local_server):
     status, _, body = fetch(
         local_server,

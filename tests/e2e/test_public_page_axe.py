@@ -138,6 +138,7 @@ def page_paths(showcase: ShowcasePage) -> dict[str, str]:
     return {
         "home": "",
         "incident": f"/incidents/{showcase.incidents['minor']['id']}",
+        "incident not found": "/incidents/nosuchincident01",
         "history": "/history",
         "subscribe": "/subscribe",
         "subscribe by text message": "/subscribe?via=sms",

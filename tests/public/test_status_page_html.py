@@ -190,10 +190,23 @@ def test_incident_page_shows_timeline_and_published_postmortem(world, visitor):
     assert "alert(3)" not in text
 
 
-def test_unknown_incident_is_404(world, visitor):
+def test_unknown_incident_is_404_on_the_page_with_the_way_back(world, visitor):
+    update_page(world, name="Acme <Cloud>")
+    publish(world)
     answer = visitor.get("/incidents/nosuchincident01")
     assert answer.status == 404
     assert answer.headers["Content-Type"].startswith("text/html")
+    assert "There is no status page here." not in answer.text
+    assert "Page not found" in answer.text and "Acme &lt;Cloud&gt;" in answer.text
+    assert f'<a href="/s/{world.page_id}" id="notice-link">See the current status</a>' in (
+        answer.text
+    )
+
+
+def test_an_address_of_no_page_says_so(world, visitor):
+    answer = visitor.api.get("/s/nosuchpage/incidents/nosuchincident01")
+    assert answer.status == 404
+    assert "There is no status page here." in answer.text
 
 
 def test_history_pages_by_month(world, visitor, frozen_clock):
