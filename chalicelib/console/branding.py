@@ -1,5 +1,6 @@
-"""A page's images in the console: its logo, the icon browsers show for it, its cover image,
-uploaded from the settings, and the public route that serves them.
+"""A page's images in the console: its logo and the icon browsers show for it, uploaded from
+the settings, and the public route that serves them. (The API's `hero_cover` is shown by no
+layout, so the console offers no upload of it.)
 
 An upload is checked by the file's own bytes (`domain.images`: PNG, JPEG, WebP or ICO, at most
 1 MB; never SVG), kept in the site store under the hash of its bytes
@@ -32,7 +33,6 @@ BRANDING = "/pages/{page_id}/settings/branding"
 IMAGES = {
     "transactional_logo": ("Logo", "at the top of the public page, beside its name"),
     "favicon_logo": ("Icon", "the browser tab's icon for the public page"),
-    "hero_cover": ("Cover image", "kept for the premium layout; 1700 by 630 pixels suits it"),
 }
 # Where readers get an image: under the page's public path, by its file's name.
 PUBLIC_PATH = "/s/{page_id}/branding/{name}"
@@ -112,7 +112,7 @@ def remove_image(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
     field = screen.form.get("image")
     if not isinstance(field, str) or field not in IMAGES:
-        raise http_errors.invalid("image", "must be the logo, the icon or the cover image")
+        raise http_errors.invalid("image", "must be the logo or the icon")
     pages.update_images(page, {field: None})
     return _back(page.id, f"{IMAGES[field][0]} removed")
 

@@ -36,11 +36,14 @@ def _context(screen: Screen, role: str | None = None) -> dict:
     }
 
 
-def _values(screen: Screen) -> incident_templates.TemplateInput:
-    """The form's `template[...]` fields as the API takes them, every field of a template."""
+def _values(screen: Screen, should_tweet: bool = False) -> incident_templates.TemplateInput:
+    """The form's `template[...]` fields as the API takes them, every field of a template.
+    The service posts to no Twitter, so the form offers no `should_tweet`: the API's field
+    keeps the value it has (`should_tweet`)."""
     fields = screen.form.get("template")
     if not isinstance(fields, dict):
         raise errors.unprocessable({"template": ["is missing"]})
+    fields["should_tweet"] = should_tweet
     for name in _BLANK_MEANS_NONE:
         if fields.get(name) == "":
             del fields[name]
@@ -80,8 +83,10 @@ def show_template(screen: Screen) -> Response:
 @console_view(TEMPLATE, ("POST",))
 def update_template(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], ROLE)
-    fields = _values(screen)
-    incident_templates.update_template(page.id, screen.request.params["template_id"], fields)
+    template_id = screen.request.params["template_id"]
+    kept = incident_templates.get_template(page.id, template_id).should_tweet
+    fields = _values(screen, should_tweet=bool(kept))
+    incident_templates.update_template(page.id, template_id, fields)
     return _back(page.id, "Template saved")
 
 

@@ -32,6 +32,8 @@ from chalicelib.views.incidents import incident_out
 
 # The form's time fields, read in the page's zone.
 TIME_FIELDS = ("scheduled_for", "scheduled_until", "backfill_date")
+# What the screen says once an update is posted, by the status it gave (else "Update posted").
+DONE = {"resolved": "Incident+resolved", "completed": "Maintenance+completed"}
 # The automation flags a maintenance form offers, each a checkbox, as the API names them.
 MAINTENANCE_FLAGS = {
     "scheduled_remind_prior": "Remind subscribers 60 minutes before it starts",
@@ -156,5 +158,7 @@ def update_incident(screen: Screen) -> Response:
     page_id = existing.record.page_id
     fields = incident_fields(screen, schemas.IncidentUpdate)
     incidents.update_incident(page_id, existing.record.id, fields)
-    done = "Maintenance+cancelled" if screen.form.get("cancelled") == "true" else "Update+posted"
+    done = DONE.get(fields.status, "Update+posted")
+    if screen.form.get("cancelled") == "true":
+        done = "Maintenance+cancelled"
     return redirect(f"{BASE}/pages/{page_id}/incidents/{existing.record.id}?done={done}")

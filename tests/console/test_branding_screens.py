@@ -1,4 +1,4 @@
-"""A page's logo, icon and cover uploaded in the console, checked by their bytes, kept in the
+"""A page's logo and icon uploaded in the console, checked by their bytes, kept in the
 site store and shown by the public page; and the webhook signing secret, shown and replaced."""
 
 import io
@@ -150,13 +150,27 @@ def test_an_svg_or_a_large_file_is_refused_and_the_old_logo_stays(
 
 def test_an_image_is_removed(console, make_user, world, branding):
     console.sign_in(make_user())
-    _upload(console, branding, hero_cover=("cover.png", PNG, "image/png"))
-    assert _page(world)["hero_cover"].endswith(".png")
-    removed = console.post(f"{branding}/remove", {"image": "hero_cover"})
+    _upload(console, branding, favicon_logo=("icon.png", PNG, "image/png"))
+    assert _page(world)["favicon_logo"].endswith(".png")
+    removed = console.post(f"{branding}/remove", {"image": "favicon_logo"})
     assert removed.status == 303
-    assert "Cover image removed" in console.get(removed.headers["location"]).text
-    assert _page(world)["hero_cover"] is None
+    assert "Icon removed" in console.get(removed.headers["location"]).text
+    assert _page(world)["favicon_logo"] is None
     assert console.post(f"{branding}/remove", {"image": "name"}).status == 422
+
+
+def test_no_cover_image_is_offered_as_no_layout_shows_one(console, make_user, world, branding):
+    """The API keeps `hero_cover` (Statuspage's field); the console offers no control that
+    would change nothing a reader sees."""
+    cover = {"page": {"hero_cover_url": "https://cdn.example.com/cover.png"}}
+    assert world.api.patch(f"/v1/pages/{world.page_id}", cover).status == 200
+    console.sign_in(make_user())
+    screen = console.get(branding).text
+    assert "Cover" not in screen and "premium" not in screen and "hero_cover" not in screen
+    assert "cover image" not in console.get(f"/manage/pages/{world.page_id}/settings").text
+    upload = _upload(console, branding, hero_cover=("cover.png", PNG, "image/png"))
+    assert upload.status == 422
+    assert console.post(f"{branding}/remove", {"image": "hero_cover"}).status == 422
 
 
 def test_images_need_page_configuration_and_a_csrf_token(console, make_user, world, branding):
@@ -165,7 +179,7 @@ def test_images_need_page_configuration_and_a_csrf_token(console, make_user, wor
     console.get(f"/manage/pages/{world.page_id}")
     upload = {"branding[transactional_logo]": ("logo.png", PNG, "image/png")}
     assert console.post_files(branding, {}, upload).status == 403
-    assert console.post(f"{branding}/remove", {"image": "hero_cover"}).status == 403
+    assert console.post(f"{branding}/remove", {"image": "favicon_logo"}).status == 403
 
     owner = type(console)(console.client)
     owner.sign_in(make_user())
@@ -241,9 +255,9 @@ def test_each_kind_of_image_taken_is_served_as_its_kind(
     console, make_user, world, branding, content, content_type
 ):
     console.sign_in(make_user())
-    sent = ("cover.bin", content, "application/octet-stream")
-    assert _upload(console, branding, hero_cover=sent).status == 303
-    image = _fetch(console, _page(world)["hero_cover"])
+    sent = ("icon.bin", content, "application/octet-stream")
+    assert _upload(console, branding, favicon_logo=sent).status == 303
+    image = _fetch(console, _page(world)["favicon_logo"])
     assert (image.status_code, image.headers["Content-Type"]) == (200, content_type)
     assert image.body == content
 

@@ -67,7 +67,7 @@ def test_a_new_incident_takes_no_component_another_open_incident_holds(console, 
     console.sign_in(make_user())
     form = console.get(f"/manage/pages/{world.page_id}/incidents/new")
     assert not re.search(r'<option value="\w+" selected>', form.text)  # nothing preselected
-    assert "held by: Elevated API error rates" in form.text
+    assert "also affected by “Elevated API error rates”, still open" in form.text
     opened = console.post(
         f"/manage/pages/{world.page_id}/incidents",
         {
@@ -111,7 +111,8 @@ def test_resolving_gives_back_only_components_no_other_open_incident_holds(
     offered = _resolve_form_fields(screen.text)
     assert (f"incident[components][{web_id}]", "operational") in offered
     assert not any(api_id in name for name, _ in offered)
-    assert "held by Elevated API error rates" in _section(screen.text, "resolve")
+    resolve = _section(screen.text, "resolve")
+    assert "stays major outage while “Elevated API error rates” is open" in resolve
     console.post(f"/manage/pages/{world.page_id}/incidents/{both['id']}", offered)
     statuses = _statuses(world)
     assert (statuses["Website"], statuses["REST API"]) == ("operational", "major_outage")

@@ -26,7 +26,6 @@ def test_a_template_is_added_edited_and_deleted_by_clicks(console, make_user, wo
             ("template[group_id]", ""),
             ("template[component_ids][]", api_id),
             ("template[should_send_notifications]", "false"),
-            ("template[should_tweet]", "false"),
         ],
     )
     assert answer.status == 303
@@ -54,7 +53,6 @@ def test_a_template_is_added_edited_and_deleted_by_clicks(console, make_user, wo
             ("template[component_ids][]", web_id),
             ("template[should_send_notifications]", "false"),
             ("template[should_send_notifications]", "true"),
-            ("template[should_tweet]", "false"),
         ],
     )
     assert answer.status == 303
@@ -74,6 +72,27 @@ def test_a_template_is_added_edited_and_deleted_by_clicks(console, make_user, wo
     assert answer.status == 303
     assert "Template deleted" in console.get(answer.headers["location"]).text
     assert _templates(world) == []
+
+
+def test_no_twitter_is_offered_and_the_apis_should_tweet_is_kept(console, make_user, world):
+    """The service posts to no Twitter: the template form has no such checkbox, and saving a
+    template in the console leaves the API's `should_tweet` as it was."""
+    made = world.api.post(
+        f"/v1/pages/{world.page_id}/incident_templates",
+        {"template": {"name": "Outage", "title": "Outage", "body": "", "should_tweet": True}},
+    )
+    assert made.status == 201, made.text
+    console.sign_in(make_user())
+    base = f"/manage/pages/{world.page_id}/templates"
+    for screen in (console.get(f"{base}/{made.json['id']}").text, console.get(base).text):
+        assert "Twitter" not in screen and "should_tweet" not in screen
+    answer = console.post(
+        f"{base}/{made.json['id']}",
+        [("template[name]", "Outage"), ("template[title]", "Outage"), ("template[body]", "x")],
+    )
+    assert answer.status == 303
+    (template,) = _templates(world)
+    assert (template["body"], template["should_tweet"]) == ("x", True)
 
 
 def test_a_template_naming_another_pages_component_is_refused_with_the_field(
