@@ -129,6 +129,35 @@ def refusal(screen: Screen, error: errors.ApiError) -> Response:
     return response
 
 
+def confirmed(screen: Screen) -> bool:
+    """Whether a destructive POST comes from its confirmation step (`confirm=yes`); a first
+    POST (a row's button) or a GET is shown the confirmation instead, and changes nothing."""
+    return blueprint.current_request.method == "POST" and screen.form.get("confirm") == "yes"
+
+
+def confirmation(
+    screen: Screen,
+    page: Page,
+    *,
+    action: str,
+    question: str,
+    consequence: str,
+    button: str,
+    cancel: str,
+) -> Response:
+    """The second step of a destructive action: what goes, named, and the one form that
+    posts it to `action` (its own path below `BASE`), confirmed."""
+    return screen.render(
+        "confirm.html",
+        page=page_heading(page),
+        question=question,
+        consequence=consequence,
+        button=button,
+        action=BASE + action,
+        cancel=BASE + cancel,
+    )
+
+
 def _signed_in(screen: Screen) -> bool:
     value = session.cookie_of(screen.request.headers, session.COOKIE)
     holder = session.holder_of(value)

@@ -46,7 +46,7 @@ def test_each_row_shows_its_state_and_that_states_actions(console, make_user, wo
     base = _base(world)
     console.get(base)
     assert console.post(f"{base}/{held['id']}/quarantine", {}).status == 303
-    assert console.post(f"{base}/{gone['id']}/unsubscribe", {}).status == 303
+    assert console.post(f"{base}/{gone['id']}/unsubscribe", {"confirm": "yes"}).status == 303
 
     listed = console.get(f"{base}?state=all").text
     row = _row_of(listed, "active@example.com")
@@ -67,7 +67,7 @@ def test_unsubscribe_is_the_apis_delete(console, make_user, world):
     subscriber = _subscribe(world, {"email": "leaving@example.com"})
     console.sign_in(make_user())
     console.get(_base(world))
-    answer = console.post(f"{_base(world)}/{subscriber['id']}/unsubscribe", {})
+    answer = console.post(f"{_base(world)}/{subscriber['id']}/unsubscribe", {"confirm": "yes"})
     assert answer.status == 303
     assert "Unsubscribed+leaving%40example.com" in answer.headers["location"]
     assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 404
@@ -75,6 +75,24 @@ def test_unsubscribe_is_the_apis_delete(console, make_user, world):
     assert [s["email"] for s in unsubscribed] == ["leaving@example.com"]
     shown = console.get(answer.headers["location"]).text
     assert '<p class="notice" role="status">Unsubscribed leaving@example.com</p>' in shown
+
+
+def test_unsubscribe_asks_first_naming_the_address_and_a_single_post_changes_nothing(
+    console, make_user, world
+):
+    subscriber = _subscribe(world, {"email": "jane@example.com"})
+    console.sign_in(make_user())
+    console.get(_base(world))
+    path = f"{_base(world)}/{subscriber['id']}/unsubscribe"
+    name = world.api.get(f"/v1/pages/{world.page_id}").json["name"]
+    for asked in (console.post(path, {}), console.get(path)):
+        assert asked.status == 200
+        question = f"Unsubscribe jane@example.com from {name}&#39;s notifications?"
+        assert question in asked.text
+        assert f'action="{path}"' in asked.text and 'name="confirm" value="yes"' in asked.text
+    assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 200  # still there
+    assert console.post(path, {"confirm": "yes"}).status == 303
+    assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 404
 
 
 def test_the_confirmation_is_sent_again_only_to_an_unconfirmed_subscriber(
