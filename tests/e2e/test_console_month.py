@@ -290,11 +290,14 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     assert statuses["Website"] == statuses["Dashboard"] == "operational"
     assert statuses["Webhooks"] == "partial_outage"
 
-    # Its postmortem: written, saved as a draft, published.
+    # Its postmortem: written, saved as a draft, edited, published (the edit is what shows).
     go("Write the postmortem", "postmortem")
-    browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nAn *expired* certificate.")
+    browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nAn *expired* cert.")
     go("Save draft", "postmortem_draft")
-    go("Publish the saved draft", "postmortem_published")
+    draft = browser.find_element(By.ID, "body_draft")
+    draft.clear()
+    draft.send_keys("## Cause\n\nAn *expired* certificate.")
+    go("Publish this text", "postmortem_published")
     assert "Published" in texts(browser)
     shown = public_text_once(
         browser,
