@@ -20,6 +20,7 @@ FIELD_WORDS = {
     "phone_country": "The country",
     "endpoint": "The webhook URL",
     "group_id": "The group",
+    "start_date": "The start date",
 }
 # The API's messages a page owner would not read as they are, in words.
 MESSAGE_WORDS = {

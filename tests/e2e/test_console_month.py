@@ -315,10 +315,18 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     go("Schedule a maintenance", "maintenance_new")
     assert "EST" in browser.find_element(By.CSS_SELECTOR, "label[for=scheduled_for]").text
     browser.find_element(By.ID, "name").send_keys("Database upgrade")
-    type_time(browser, "scheduled_for", SCHEDULED[0])
-    type_time(browser, "scheduled_until", SCHEDULED[1])
+    # First with the end before the start: the form again, as typed, the problem beside it.
+    type_time(browser, "scheduled_for", SCHEDULED[1])
+    type_time(browser, "scheduled_until", SCHEDULED[0])
     browser.find_element(By.ID, "body").send_keys("About two hours of read-only mode.")
     browser.find_element(By.XPATH, "//label[contains(., 'REST API')]/input").click()
+    go("Schedule the maintenance", "maintenance_refused")
+    problem = browser.find_element(By.ID, "scheduled_until-problem").text
+    assert problem == "The end must be after the start"
+    assert browser.find_element(By.ID, "name").get_attribute("value") == "Database upgrade"
+    assert browser.find_element(By.XPATH, "//label[contains(., 'REST API')]/input").is_selected()
+    type_time(browser, "scheduled_for", SCHEDULED[0])
+    type_time(browser, "scheduled_until", SCHEDULED[1])
     go("Schedule the maintenance", "maintenance_scheduled")
     maintenance_id = browser.current_url.split("?")[0].rsplit("/", 1)[-1]
     scheduled = api(f"/v1/pages/{page_id}/incidents/{maintenance_id}")
