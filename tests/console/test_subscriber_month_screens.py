@@ -412,3 +412,18 @@ def test_a_user_without_page_configuration_sees_no_control_and_is_refused_every_
         assert forged.status == 403, suffix
     listed = world.api.get(_api(world, "?state=all")).json
     assert [(s["email"], s["state"]) for s in listed] == [("kept@example.com", "unconfirmed")]
+
+
+def test_a_refused_subscriber_is_shown_again_in_its_own_form_as_typed(console, make_user, world):
+    console.sign_in(make_user())
+    console.get(f"{_base(world)}/new")
+    typed = {"form": "email", "subscriber[email]": "jane@@example", "scope": "page"}
+    refused = console.post(_base(world), typed)
+    assert refused.status == 422 and "<h1>Add a subscriber</h1>" in refused.text
+    email_form = refused.text.split('id="add-email"')[1].split("</section>")[0]
+    assert 'value="jane@@example"' in email_form
+    assert 'aria-describedby="email-email-problem"' in email_form
+    assert re.search(r'id="email-email-problem">The email address [^<]+</p>', email_form)
+    webhook_form = refused.text.split('id="add-webhook"')[1].split("</section>")[0]
+    assert "jane@@example" not in webhook_form and "problem" not in webhook_form
+    assert world.api.get(_api(world, "")).json == []  # nothing added
