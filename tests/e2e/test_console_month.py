@@ -1,8 +1,10 @@
 """A page owner's month, by clicks only, in a real headless Chromium against the real local
 stack (issue 33): a new page, branded with an uploaded logo; components and a group; 50
-subscribers imported from CSV (3 rows refused); an incident on two components while another
+subscribers imported from CSV (3 rows refused), one unsubscribed after its confirmation; the
+overview's group showing its worst member; an incident on two components while another
 incident holds a third (nothing taken over), updated, edited, resolved, with a published
-postmortem; a maintenance scheduled, moved and cancelled in the page's time zone; a metric
+postmortem (edited after its draft was saved: the edit is published); a maintenance refused
+in its form (the end before the start), then scheduled, moved and cancelled in the page's time zone; a metric
 and its data; a page access user; a user with one role, who then sees no control for what
 that role does not allow. The API is used only to read results back (and to open the other
 incident). Every screen is held to axe and photographed at 1280 and 390 px (`month_*`)."""
@@ -202,6 +204,15 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     website_only = next(s for s in emails if s["email"] == "reader46@example.com")
     assert website_only["components"] == [ids["Website"]]
 
+    # One unsubscribed: the row's button asks first, naming the address; only then it goes.
+    go("Unsubscribe reader45@example.com", "unsubscribe_confirm")
+    question = browser.find_element(By.TAG_NAME, "h1").text
+    assert question == f"Unsubscribe reader45@example.com from {PAGE_NAME}'s notifications?"
+    assert len(api(f"/v1/pages/{page_id}/subscribers?type=email&state=active&limit=100")) == 47
+    go("Unsubscribe reader45@example.com", "unsubscribed")
+    assert notice() == "Unsubscribed reader45@example.com"
+    assert len(api(f"/v1/pages/{page_id}/subscribers?type=email&state=active&limit=100")) == 46
+
     # Another incident holds Webhooks (set up through the API, as another team member would).
     other = stack.send(
         "POST",
@@ -222,6 +233,11 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
 
     # An incident on Website and Dashboard: nothing is pre-selected, Webhooks shows its holder.
     section("Overview", "overview_held")
+    # The group shows its worst member, as the public page does: Webhooks' partial outage.
+    platform = browser.find_element(
+        By.XPATH, "//table[@class='components']//tr[td[contains(., 'Platform')]]"
+    )
+    assert "Partial Outage" in platform.text, platform.text
     go("Open an incident", "incident_new")
     for name in ids:
         if name != "Platform":
