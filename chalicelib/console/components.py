@@ -105,7 +105,12 @@ def show_components(screen: Screen) -> Response:
     return screen.render("components.html", done=done, **_listing(*_records(screen)))
 
 
-@console_view(COMPONENTS + "/new", ("POST",))
+def _components_screen(screen: Screen, _typed: dict) -> tuple[str, dict]:
+    """The components screen, whose form adds one (shown again when refused)."""
+    return "components.html", {"done": "", **_listing(*_records(screen))}
+
+
+@console_view(COMPONENTS + "/new", ("POST",), form=_components_screen)
 def create_component(screen: Screen) -> Response:
     create = components.create_component
     return _write(screen, "Component added", "component", schemas.ComponentCreate, create)

@@ -40,6 +40,9 @@ def _environment() -> Environment:
         levels=LEVELS,
         kind_labels=KIND_LABELS,
         stylesheet=Markup((_HERE / "static" / "console.css").read_text()),
+        # A form shown again, refused: its problems in words by field, and what was typed.
+        problems={},
+        typed={},
     )
     return environment
 

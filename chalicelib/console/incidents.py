@@ -101,7 +101,16 @@ def new_maintenance(screen: Screen) -> Response:
     return screen.render("maintenance_new.html", **context)
 
 
-@console_view("/pages/{page_id}/incidents", ("POST",))
+def _new_form(screen: Screen, typed: dict) -> tuple[str, dict]:
+    """The form a new incident or maintenance was posted from (a maintenance's has its
+    window), to show again."""
+    given = typed.get("incident") if isinstance(typed.get("incident"), dict) else {}
+    scheduled = given.get("status") == "scheduled" or "scheduled_for" in given
+    context = _form_context(screen, screen.request.params["page_id"], scheduled)
+    return ("maintenance_new.html" if scheduled else "incident_new.html"), context
+
+
+@console_view("/pages/{page_id}/incidents", ("POST",), form=_new_form)
 def create_incident(screen: Screen) -> Response:
     page_id = screen.request.params["page_id"]
     screen.page(page_id)

@@ -12,7 +12,7 @@ from chalicelib import schemas
 from chalicelib.console.components import nested
 from chalicelib.console.settings import time_zones
 from chalicelib.console.views import BASE, Screen, console_view, redirect
-from chalicelib.domain import components, incidents, organizations, pages
+from chalicelib.domain import component_groups, components, incidents, organizations, pages
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import auth, errors
 from chalicelib.http.inputs import plain
@@ -77,13 +77,17 @@ def _page_context(screen: Screen, page_id: str) -> dict:
     }
 
 
-def _rows(records: list) -> list[tuple[object, bool]]:
+def _rows(records: list) -> list[tuple[object, bool, str]]:
     """The component table's rows in the public page's order, each group followed by its
-    members: (record, whether it is a member)."""
+    members: (record, whether it is a member, its status as the public page shows it)."""
     rows = []
     for entry in nested(records):
-        rows.append((entry["record"], False))
-        rows += [(member["record"], True) for member in entry["members"]]
+        members = [member["record"] for member in entry["members"]]
+        status = entry["record"].status
+        if entry["record"].group:
+            status = component_groups.shown_status(member.status for member in members)
+        rows.append((entry["record"], False, status))
+        rows += [(member, True, member.status) for member in members]
     return rows
 
 

@@ -60,11 +60,18 @@ def save_postmortem(screen: Screen) -> Response:
 
 @console_view(POSTMORTEM + "/publish", ("POST",))
 def publish_postmortem(screen: Screen) -> Response:
+    """Publish the text the form holds (the write form's own Publish button posts it here),
+    saved as the draft in the same change; without a text, the saved draft."""
     page_id, incident_id = _ids(screen)
     page = screen.page(page_id, INCIDENT_MANAGER)
     body = {"postmortem": screen.form.get("postmortem") or {}}
     parsed = errors.validated(schemas.PostmortemPublish, body, "postmortem").postmortem
-    postmortems.publish_on_page(page, incident_id, plain(parsed, postmortems.PublishOptions))
+    text = screen.form.get("body_draft")
+    if text is not None:
+        draft = {"postmortem": {"body_draft": text}}
+        text = errors.validated(schemas.PostmortemDraft, draft, "postmortem").postmortem.body_draft
+    options = plain(parsed, postmortems.PublishOptions)
+    postmortems.publish_on_page(page, incident_id, options, body_draft=text)
     return redirect(f"{BASE}{POSTMORTEM.format(page_id=page_id, incident_id=incident_id)}")
 
 

@@ -29,6 +29,27 @@ SCOPES = ("page", "components", "incident")
 
 @console_view(SUBSCRIBERS + "/new")
 def new_subscriber(screen: Screen) -> Response:
+    template, context = _new_form(screen, {})
+    return screen.render(template, **context)
+
+
+# Each add form's field no other has, to tell which was posted when it does not say (`form`).
+_FORM_FIELDS = {"phone_number": "sms", "chat_webhook_url": "chat", "endpoint": "webhook"}
+
+
+def _posted_form(typed: dict) -> str:
+    """Which add form `typed` came from ("" for none: the screen shown, not refused)."""
+    if not typed:
+        return ""
+    if typed.get("form") in ("email", *_FORM_FIELDS.values()):
+        return typed["form"]
+    given = typed.get("subscriber") if isinstance(typed.get("subscriber"), dict) else {}
+    return next((form for field, form in _FORM_FIELDS.items() if field in given), "email")
+
+
+def _new_form(screen: Screen, typed: dict) -> tuple[str, dict]:
+    """The screen of the add forms (one per kind); refused, the one posted shows its
+    problems and what was typed."""
     page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
     profile = pages.profile_of(page)
     allowed = {
@@ -36,8 +57,8 @@ def new_subscriber(screen: Screen) -> Response:
         for kind, (setting, _field) in subscribers.KIND_SETTINGS.items()
     }
     offered = incidents.list_page(page.id, INCIDENTS_OFFERED, 1)
-    return screen.render(
-        "subscriber_new.html",
+    return "subscriber_new.html", dict(
+        posted=_posted_form(typed),
         page=page_heading(page),
         allowed=allowed,
         page_scope=profile.get("allow_page_subscribers", True),
@@ -53,7 +74,7 @@ def new_subscriber(screen: Screen) -> Response:
     )
 
 
-@console_view(SUBSCRIBERS, ("POST",))
+@console_view(SUBSCRIBERS, ("POST",), form=_new_form)
 def add_subscriber(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
     fields = {k: v for k, v in form_object(screen, "subscriber").items() if v != ""}

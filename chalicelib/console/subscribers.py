@@ -15,8 +15,16 @@ from chalice import Response
 
 from chalicelib import clock, schemas
 from chalicelib.console import html
-from chalicelib.console.views import BASE, Screen, console_view, page_heading, redirect
-from chalicelib.domain import chat_platforms, components, incidents, subscribers
+from chalicelib.console.views import (
+    BASE,
+    Screen,
+    confirmation,
+    confirmed,
+    console_view,
+    page_heading,
+    redirect,
+)
+from chalicelib.domain import chat_platforms, components, incidents, pages, subscribers
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
@@ -174,8 +182,27 @@ def _act(screen: Screen, act: Callable, done: str, state: str) -> Response:
     return back_to_list(page.id, f"{done} {subscribers.address_of(subscriber)}", state)
 
 
-@console_view(ONE + "/unsubscribe", ("POST",))
+@console_view(ONE + "/unsubscribe", ("GET", "POST"))
 def unsubscribe_subscriber(screen: Screen) -> Response:
+    """Shown first as a confirmation naming the address (the console cannot subscribe it
+    again, nor may an import); posted from there, the API's delete."""
+    if not confirmed(screen):
+        page, subscriber = _subscriber_to_change(screen)
+        address = subscribers.address_of(subscriber)
+        name = pages.profile_of(page).get("name", "")
+        one = ONE.format(page_id=page.id, subscriber_id=subscriber.id)
+        return confirmation(
+            screen,
+            page,
+            action=one + "/unsubscribe",
+            question=f"Unsubscribe {address} from {name}'s notifications?",
+            consequence=(
+                f"{address} hears of nothing more. This cannot be undone from the console:"
+                " only they can subscribe again, and an import does not add them back."
+            ),
+            button=f"Unsubscribe {address}",
+            cancel=SUBSCRIBERS.format(page_id=page.id),
+        )
     return _act(screen, lambda _, one: subscribers.unsubscribe(one), "Unsubscribed", "unsubscribed")
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from chalice import Response
 
 from chalicelib import schemas
-from chalicelib.console.views import BASE, Screen, console_view, redirect
+from chalicelib.console.views import BASE, Screen, confirmation, confirmed, console_view, redirect
 from chalicelib.domain import credentials, organizations, pages
 from chalicelib.http import auth, errors
 from chalicelib.http.inputs import plain
@@ -106,10 +106,25 @@ def add_user(screen: Screen) -> Response:
     return _team(screen, new_user={"email": user.email, "password": password})
 
 
-@console_view(TEAM + "/{user_id}/delete", ("POST",))
+@console_view(TEAM + "/{user_id}/delete", ("GET", "POST"))
 def delete_user(screen: Screen) -> Response:
+    """Shown first as a confirmation naming the user; posted from there, deleted."""
     page = screen.page(screen.request.params["page_id"])
     user = _member(screen)
+    if not confirmed(screen):
+        team = TEAM.format(page_id=page.id)
+        return confirmation(
+            screen,
+            page,
+            action=f"{team}/{user.id}/delete",
+            question=f"Delete the user {user.email} from the whole organization?",
+            consequence=(
+                f"{user.email} can no longer sign in, on any page of the organization, and"
+                " their API keys stop working. This cannot be undone."
+            ),
+            button=f"Delete {user.email}",
+            cancel=team,
+        )
     organizations.delete_user(user, by=screen.user)
     return _back(page.id, f"Deleted {user.email}")
 
@@ -122,9 +137,28 @@ def create_key(screen: Screen) -> Response:
     return _team(screen, {"email": user.email, "key": key})
 
 
-@console_view(TEAM + "/{user_id}/keys/{key_hash}/revoke", ("POST",))
+@console_view(TEAM + "/{user_id}/keys/{key_hash}/revoke", ("GET", "POST"))
 def revoke_key(screen: Screen) -> Response:
+    """Shown first as a confirmation naming the key; posted from there, revoked."""
     page = screen.page(screen.request.params["page_id"])
     user = _member(screen)
-    organizations.revoke_api_key(user, screen.request.params["key_hash"])
+    key_hash = screen.request.params["key_hash"]
+    if not confirmed(screen):
+        key = next((k for k in organizations.keys_of(user) if k.key_hash == key_hash), None)
+        if key is None:
+            raise errors.not_found()
+        team = TEAM.format(page_id=page.id)
+        return confirmation(
+            screen,
+            page,
+            action=f"{team}/{user.id}/keys/{key_hash}/revoke",
+            question=f"Revoke the API key {key_hash[:10]} of {user.email}?",
+            consequence=(
+                f"Requests made with this key (fingerprint {key_hash[:10]}) are refused at"
+                " once. This cannot be undone: a new key can be made, to be given out again."
+            ),
+            button="Revoke the key",
+            cancel=team,
+        )
+    organizations.revoke_api_key(user, key_hash)
     return _back(page.id, f"Revoked a key of {user.email}")

@@ -6,6 +6,7 @@ role check (`auth.page_for`), call one domain function, render.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from urllib.parse import quote
 
 from chalice import Blueprint, Response
 
-from chalicelib.console import html, session, times
+from chalicelib.console import form_errors, html, session, times
 from chalicelib.domain import organizations, pages
 from chalicelib.domain.errors import DomainError
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
@@ -138,6 +139,47 @@ def no_such_screen() -> Response:
     return refusal(Screen(ApiRequest({}, {}, {}, {}, False, None, None)), missing)
 
 
+def confirmed(screen: Screen) -> bool:
+    """Whether a destructive POST comes from its confirmation step (`confirm=yes`); a first
+    POST (a row's button) or a GET is shown the confirmation instead, and changes nothing."""
+    return blueprint.current_request.method == "POST" and screen.form.get("confirm") == "yes"
+
+
+def confirmation(
+    screen: Screen,
+    page: Page,
+    *,
+    action: str,
+    question: str,
+    consequence: str,
+    button: str,
+    cancel: str,
+) -> Response:
+    """The second step of a destructive action: what goes, named, and the one form that
+    posts it to `action` (its own path below `BASE`), confirmed."""
+    return screen.render(
+        "confirm.html",
+        page=page_heading(page),
+        question=question,
+        consequence=consequence,
+        button=button,
+        action=BASE + action,
+        cancel=BASE + cancel,
+    )
+
+
+# A form screen to show again, refused: its template and context, built as its GET builds
+# it, from the screen and the form as typed.
+FormScreen = Callable[[Screen, dict], tuple[str, dict]]
+
+
+def refused_form(screen: Screen, form: FormScreen, typed: dict, error: errors.ApiError):
+    """The form again, as typed, each problem in words beside its field (422)."""
+    template, context = form(screen, typed)
+    said = form_errors.words(error.body().get("errors", {}))
+    return screen.render(template, 422, **context, problems=said, typed=typed)
+
+
 def _signed_in(screen: Screen) -> bool:
     value = session.cookie_of(screen.request.headers, session.COOKIE)
     holder = session.holder_of(value)
@@ -162,11 +204,14 @@ def console_view(
     *,
     signed_in: bool = True,
     before_new_password: bool = False,
+    form: FormScreen | None = None,
 ):
     """Register a screen at `BASE + path`. A signed-in screen sends a visitor without a
     session to the sign-in form (a POST without one is a 401), and refuses a POST whose CSRF
     token is not the session's (403). A user still on a one-time password is sent to choose
-    a new one (`PASSWORD_PATH`) from every screen but those `before_new_password`."""
+    a new one (`PASSWORD_PATH`) from every screen but those `before_new_password`. A POST
+    of a `form` screen refused as invalid (422) shows that form again, as typed, each
+    problem beside its field."""
 
     def register(handler: Callable[[Screen], Response]) -> Callable:
         def view(**params: str) -> Response:
@@ -183,7 +228,14 @@ def console_view(
                         raise errors.forbidden()
                 if signed_in and screen.user.password_is_one_time and not before_new_password:
                     return redirect(f"{BASE}{PASSWORD_PATH}")
-                return handler(screen)
+                typed = copy.deepcopy(screen.form)  # as typed: a handler may normalize it
+                try:
+                    return handler(screen)
+                except Exception as error:
+                    invalid = _invalid(error)
+                    if form is None or invalid is None:
+                        raise
+                    return refused_form(screen, form, typed, invalid)
             except errors.ApiError as error:
                 return refusal(screen, error)
             except DomainError as error:
@@ -201,6 +253,17 @@ def console_view(
         return handler
 
     return register
+
+
+def _invalid(error: Exception) -> errors.ApiError | None:
+    """The 422 an error is, if it is one (a field refused by the schema or by a rule)."""
+    if isinstance(error, DomainError):
+        error = errors.from_domain(error)
+    elif errors.is_validation_error(error):
+        error = errors.from_validation_error(error)
+    if isinstance(error, errors.ApiError) and error.status == 422:
+        return error
+    return None
 
 
 def _path(current) -> str:

@@ -4,6 +4,7 @@ at most one group, so joining one leaves the other (which goes if that was its l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from chalicelib import ids
@@ -20,6 +21,21 @@ from chalicelib.domain.inputs import UNSET, Unset, or_none
 from chalicelib.store.components import Component
 
 MEMBERS = "components"
+# A group shows its most telling member: any outage over maintenance, maintenance over
+# operational (as the page's indicator ranks them).
+SHOWN_ORDER = (
+    "operational",
+    "under_maintenance",
+    "degraded_performance",
+    "partial_outage",
+    "major_outage",
+)
+
+
+def shown_status(member_statuses: Iterable[str]) -> str:
+    """A group's status wherever it is shown (the public page, the console's overview): the
+    worst of its members' statuses, not the group's own stored one."""
+    return max(member_statuses, key=SHOWN_ORDER.index, default=OPERATIONAL)
 
 
 @dataclass(frozen=True)

@@ -96,14 +96,18 @@ def save_draft(page_id: str, incident_id: str, body_draft: str) -> dict:
     """Create the postmortem or replace its draft; never notifies."""
 
     def edit(record: IncidentRecord, work: Work) -> dict:
-        moment = clock.iso(work.moment)
-        postmortem = postmortem_of(record) or blank(moment)
-        postmortem.update(
-            body_draft=strip_harmful(body_draft), body_draft_updated_at=moment, updated_at=moment
-        )
-        return postmortem
+        return _with_draft(record, clock.iso(work.moment), body_draft)
 
     return _change(page_id, incident_id, edit)
+
+
+def _with_draft(record: IncidentRecord, moment: str, body_draft: str) -> dict:
+    """The record's postmortem (or a new one) with `body_draft` as its draft."""
+    postmortem = postmortem_of(record) or blank(moment)
+    postmortem.update(
+        body_draft=strip_harmful(body_draft), body_draft_updated_at=moment, updated_at=moment
+    )
+    return postmortem
 
 
 def publish(
@@ -115,15 +119,21 @@ def publish(
     custom_post: str | None,
     emails_allowed: bool,
     social_account: bool,
+    body_draft: str | None = None,
 ) -> dict:
+    """Publish the draft; `body_draft`: saved as the draft first, in the same change, so
+    what is published is the text the writer holds (never an older saved draft)."""
     if notify_subscribers and not emails_allowed:
         raise errors.Refused()
     if notify_social and not social_account:
         raise errors.Refused()
 
     def edit(record: IncidentRecord, work: Work) -> dict:
-        postmortem = _existing(record)
         moment = clock.iso(work.moment)
+        if body_draft is None:
+            postmortem = _existing(record)
+        else:
+            postmortem = _with_draft(record, moment, body_draft)
         first_publication = not postmortem.get("ever_published")
         postmortem.update(
             body=postmortem.get("body_draft"),
@@ -146,7 +156,9 @@ def publish(
     return _change(page_id, incident_id, edit)
 
 
-def publish_on_page(page: Page, incident_id: str, options: PublishOptions) -> dict:
+def publish_on_page(
+    page: Page, incident_id: str, options: PublishOptions, body_draft: str | None = None
+) -> dict:
     """Publish with the options a client chose, as far as the page allows them (emails to
     subscribers only where the page has email subscribers, a social post only with an
     account)."""
@@ -159,6 +171,7 @@ def publish_on_page(page: Page, incident_id: str, options: PublishOptions) -> di
         custom_post=options.custom_post,
         emails_allowed=bool(profile.get("allow_email_subscribers")),
         social_account=bool(profile.get("social_username")),
+        body_draft=body_draft,
     )
 
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from chalicelib.domain import component_groups
 from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.public import days, metric_charts, theme, uptime_bars
@@ -26,15 +27,6 @@ if TYPE_CHECKING:
     from jinja2 import Environment
 
 _HERE = Path(__file__).parent
-# A group shows its most telling member: any outage over maintenance, maintenance over
-# operational (as the page's indicator ranks them).
-_SHOWN_ORDER = (
-    "operational",
-    "under_maintenance",
-    "degraded_performance",
-    "partial_outage",
-    "major_outage",
-)
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
 
 
@@ -183,8 +175,8 @@ def component_rows(data: dict, now: datetime) -> list[ComponentRow]:
                 if member.get("group_id") == component["id"] and _visible(member)
             ]
             if members:
-                worst = max((m.status for m in members), key=_SHOWN_ORDER.index)
-                rows.append(ComponentRow(component, worst, None, members))
+                shown = component_groups.shown_status(m.status for m in members)
+                rows.append(ComponentRow(component, shown, None, members))
         elif component.get("group_id") not in group_ids and _visible(component):
             rows.append(row(component))
     return rows

@@ -146,3 +146,14 @@ def test_components_need_page_configuration_and_a_csrf_token(console, make_user,
     assert moved.status == 403
     assert other.post(f"{screens}/components/{component_id}/delete", {}).status == 403
     assert _order(world) == ["API"]
+
+
+def test_a_refused_component_is_shown_again_in_its_form_as_typed(console, make_user, world):
+    console.sign_in(make_user())
+    screens = f"/manage/pages/{world.page_id}/components"
+    console.get(screens)
+    typed = {"component[name]": "", "component[description]": "Kept <b>words</b>"}
+    refused = console.post(f"{screens}/new", typed)
+    assert refused.status == 422 and "<h1>Components</h1>" in refused.text
+    assert 'id="component-name-problem">The name ' in refused.text
+    assert ">Kept &lt;b&gt;words&lt;/b&gt;</textarea>" in refused.text

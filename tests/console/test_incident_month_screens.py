@@ -349,3 +349,41 @@ def test_without_the_role_there_are_no_controls_and_forged_posts_are_refused(
     after = _incident(world, incident["id"])
     assert (after["name"], after["status"]) == ("Login failures", "investigating")
     assert after["incident_updates"][0]["body"] != "Hijacked"
+
+
+def test_a_refused_maintenance_is_shown_again_as_typed_with_the_problem_beside_its_field(
+    console, make_user, world
+):
+    console.sign_in(make_user())
+    new = f"/manage/pages/{world.page_id}/maintenances/new"
+    console.get(new)
+    typed = {
+        "incident[status]": "scheduled",
+        "incident[name]": "Database <upgrade>",
+        "incident[scheduled_for]": "2030-03-02T10:00",
+        "incident[scheduled_until]": "2030-03-02T09:00",
+        "incident[body]": "Kept *text*",
+    }
+    refused = console.post(f"/manage/pages/{world.page_id}/incidents", typed)
+    assert refused.status == 422
+    shown = refused.text
+    assert "<h1>Schedule a maintenance</h1>" in shown  # the form, not a page of its own
+    assert 'id="scheduled_until-problem">The end must be after the start</p>' in shown
+    assert 'aria-invalid="true" aria-describedby="scheduled_until-problem"' in shown
+    assert "must be after scheduled_for" not in shown  # no API field names
+    assert "<li>The end must be after the start</li>" in shown  # and above the form
+    assert 'value="Database &lt;upgrade&gt;"' in shown
+    assert 'value="2030-03-02T10:00"' in shown and 'value="2030-03-02T09:00"' in shown
+    assert ">Kept *text*</textarea>" in shown
+    listed = world.api.get(f"/v1/pages/{world.page_id}/incidents").json
+    assert not [i for i in listed if i["name"] == "Database <upgrade>"]  # nothing saved
+
+
+def test_a_refused_incident_is_shown_again_with_what_was_typed(console, make_user, world):
+    console.sign_in(make_user())
+    console.get(f"/manage/pages/{world.page_id}/incidents/new")
+    typed = {"incident[name]": "", "incident[status]": "identified", "incident[body]": "Kept"}
+    refused = console.post(f"/manage/pages/{world.page_id}/incidents", typed)
+    assert refused.status == 422 and "<h1>Open an incident</h1>" in refused.text
+    assert 'id="name-problem">The name ' in refused.text
+    assert 'value="identified" checked' in refused.text and ">Kept</textarea>" in refused.text

@@ -126,3 +126,24 @@ def test_the_description_says_where_the_public_page_shows_it(console, make_user,
     form = console.get(f"{overview}/components").text
     assert "tooltip" not in form
     assert "shown under its name on the public page" in form
+
+
+def test_the_overview_shows_a_group_as_its_worst_member_as_the_public_page_does(
+    console, make_user, world, overview
+):
+    from tests.public.conftest import make_component, make_group
+
+    api, web, docs = (make_component(world, name) for name in ("API", "Web", "Docs"))
+    make_group(world, "Core", [api["id"], web["id"], docs["id"]])
+    for component, status in ((api, "major_outage"), (web, "partial_outage")):
+        path = f"/v1/pages/{world.page_id}/components/{component['id']}"
+        assert world.api.patch(path, {"component": {"status": status}}).status == 200
+    group_row = (
+        r'Core <span class="hint">\(group\)</span></td>\s*<td>\s*'
+        r'<span class="status (\w+)">([^<]*)</span>'
+    )
+    console.sign_in(make_user())  # the status form, the group's badge beside it
+    assert re.search(group_row, console.get(overview).text).group(2) == "Major Outage"
+    reader = type(console)(console.client)  # no configuration role: the table only
+    reader.sign_in(make_user({"incident_manager": True}))
+    assert re.search(group_row, reader.get(overview).text).group(2) == "Major Outage"

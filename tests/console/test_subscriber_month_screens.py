@@ -46,7 +46,7 @@ def test_each_row_shows_its_state_and_that_states_actions(console, make_user, wo
     base = _base(world)
     console.get(base)
     assert console.post(f"{base}/{held['id']}/quarantine", {}).status == 303
-    assert console.post(f"{base}/{gone['id']}/unsubscribe", {}).status == 303
+    assert console.post(f"{base}/{gone['id']}/unsubscribe", {"confirm": "yes"}).status == 303
 
     listed = console.get(f"{base}?state=all").text
     row = _row_of(listed, "active@example.com")
@@ -67,7 +67,7 @@ def test_unsubscribe_is_the_apis_delete(console, make_user, world):
     subscriber = _subscribe(world, {"email": "leaving@example.com"})
     console.sign_in(make_user())
     console.get(_base(world))
-    answer = console.post(f"{_base(world)}/{subscriber['id']}/unsubscribe", {})
+    answer = console.post(f"{_base(world)}/{subscriber['id']}/unsubscribe", {"confirm": "yes"})
     assert answer.status == 303
     assert "Unsubscribed+leaving%40example.com" in answer.headers["location"]
     assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 404
@@ -75,6 +75,24 @@ def test_unsubscribe_is_the_apis_delete(console, make_user, world):
     assert [s["email"] for s in unsubscribed] == ["leaving@example.com"]
     shown = console.get(answer.headers["location"]).text
     assert '<p class="notice" role="status">Unsubscribed leaving@example.com</p>' in shown
+
+
+def test_unsubscribe_asks_first_naming_the_address_and_a_single_post_changes_nothing(
+    console, make_user, world
+):
+    subscriber = _subscribe(world, {"email": "jane@example.com"})
+    console.sign_in(make_user())
+    console.get(_base(world))
+    path = f"{_base(world)}/{subscriber['id']}/unsubscribe"
+    name = world.api.get(f"/v1/pages/{world.page_id}").json["name"]
+    for asked in (console.post(path, {}), console.get(path)):
+        assert asked.status == 200
+        question = f"Unsubscribe jane@example.com from {name}&#39;s notifications?"
+        assert question in asked.text
+        assert f'action="{path}"' in asked.text and 'name="confirm" value="yes"' in asked.text
+    assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 200  # still there
+    assert console.post(path, {"confirm": "yes"}).status == 303
+    assert world.api.get(_api(world, f"/{subscriber['id']}")).status == 404
 
 
 def test_the_confirmation_is_sent_again_only_to_an_unconfirmed_subscriber(
@@ -394,3 +412,18 @@ def test_a_user_without_page_configuration_sees_no_control_and_is_refused_every_
         assert forged.status == 403, suffix
     listed = world.api.get(_api(world, "?state=all")).json
     assert [(s["email"], s["state"]) for s in listed] == [("kept@example.com", "unconfirmed")]
+
+
+def test_a_refused_subscriber_is_shown_again_in_its_own_form_as_typed(console, make_user, world):
+    console.sign_in(make_user())
+    console.get(f"{_base(world)}/new")
+    typed = {"form": "email", "subscriber[email]": "jane@@example", "scope": "page"}
+    refused = console.post(_base(world), typed)
+    assert refused.status == 422 and "<h1>Add a subscriber</h1>" in refused.text
+    email_form = refused.text.split('id="add-email"')[1].split("</section>")[0]
+    assert 'value="jane@@example"' in email_form
+    assert 'aria-describedby="email-email-problem"' in email_form
+    assert re.search(r'id="email-email-problem">The email address [^<]+</p>', email_form)
+    webhook_form = refused.text.split('id="add-webhook"')[1].split("</section>")[0]
+    assert "jane@@example" not in webhook_form and "problem" not in webhook_form
+    assert world.api.get(_api(world, "")).json == []  # nothing added

@@ -89,7 +89,12 @@ def test_an_owner_changes_a_users_roles_and_deletes_the_user(console, make_user,
     section = _member_section(console.get(_team(world)).text, "kofi@example.com")
     assert 'name="access" value="true" checked' not in section and not _checked_roles(section)
 
-    deleted = console.post(f"{_team(world)}/{user_id}/delete", {})
+    asked = console.post(f"{_team(world)}/{user_id}/delete", {})
+    assert asked.status == 200
+    assert "Delete the user kofi@example.com from the whole organization?" in asked.text
+    users = world.api.get(f"/v1/organizations/{world.organization_id}/users").json
+    assert "kofi@example.com" in [user["email"] for user in users]  # nothing deleted yet
+    deleted = console.post(f"{_team(world)}/{user_id}/delete", {"confirm": "yes"})
     assert deleted.status == 303
     after = console.get(deleted.headers["location"])
     assert "Deleted kofi@example.com" in after.text
@@ -113,6 +118,7 @@ def test_a_member_without_the_owner_role_sees_no_team_control_and_a_forged_one_i
     forged_add = _add(console, world, "sneaky@example.com", "incident_manager")
     assert forged_add.status == 403
     assert console.post(f"{_team(world)}/{other.id}/delete", {}).status == 403
+    assert console.post(f"{_team(world)}/{other.id}/delete", {"confirm": "yes"}).status == 403
     forged_roles = {"access": "true", "roles[page_configuration]": "true"}
     assert console.post(f"{_team(world)}/{other.id}/roles", forged_roles).status == 403
     assert organizations.find_user(world.organization_id, other.id) is not None

@@ -28,7 +28,12 @@ def test_an_owner_sets_a_members_roles_and_makes_and_revokes_a_key(console, make
     assert key not in console.get(team).text  # shown once
 
     key_hash = re.search(rf"{team}/{member.id}/keys/([0-9a-f]+)/revoke", console.last.text).group(1)
-    assert console.post(f"{team}/{member.id}/keys/{key_hash}/revoke", {}).status == 303
+    revoke = f"{team}/{member.id}/keys/{key_hash}/revoke"
+    asked = console.post(revoke, {})
+    assert asked.status == 200 and "Revoke the API key " + key_hash[:10] in asked.text
+    assert "member@example.com" in asked.text and 'name="confirm" value="yes"' in asked.text
+    assert member_api.get(f"/v1/pages/{world.page_id}/incidents").status == 200  # not yet
+    assert console.post(revoke, {"confirm": "yes"}).status == 303
     assert member_api.get(f"/v1/pages/{world.page_id}/incidents").status == 401
 
 
@@ -92,11 +97,11 @@ def test_an_owner_deletes_a_user_and_their_session_ends(console, make_user, worl
     owner = organizations.users_by_email(owner_email)[0]
     team = f"/manage/pages/{world.page_id}/team"
     console.get(team)
-    assert console.post(f"{team}/{member.id}/delete", {}).status == 303
+    assert console.post(f"{team}/{member.id}/delete", {"confirm": "yes"}).status == 303
     assert member_email not in console.get(team).text
     assert signed_in.get(f"/manage/pages/{world.page_id}").status == 303  # to the sign-in
 
-    yourself = console.post(f"{team}/{owner.id}/delete", {})
+    yourself = console.post(f"{team}/{owner.id}/delete", {"confirm": "yes"})
     assert yourself.status == 422 and "can&#39;t delete yourself" in yourself.text
 
 

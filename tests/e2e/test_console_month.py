@@ -1,8 +1,10 @@
 """A page owner's month, by clicks only, in a real headless Chromium against the real local
 stack (issue 33): a new page, branded with an uploaded logo; components and a group; 50
-subscribers imported from CSV (3 rows refused); an incident on two components while another
+subscribers imported from CSV (3 rows refused), one unsubscribed after its confirmation; the
+overview's group showing its worst member; an incident on two components while another
 incident holds a third (nothing taken over), updated, edited, resolved, with a published
-postmortem; a maintenance scheduled, moved and cancelled in the page's time zone; a metric
+postmortem (edited after its draft was saved: the edit is published); a maintenance refused
+in its form (the end before the start), then scheduled, moved and cancelled in the page's time zone; a metric
 and its data; a page access user; a user with one role, who then sees no control for what
 that role does not allow. The API is used only to read results back (and to open the other
 incident). Every screen is held to axe and photographed at 1280 and 390 px (`month_*`)."""
@@ -202,6 +204,15 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     website_only = next(s for s in emails if s["email"] == "reader46@example.com")
     assert website_only["components"] == [ids["Website"]]
 
+    # One unsubscribed: the row's button asks first, naming the address; only then it goes.
+    go("Unsubscribe reader45@example.com", "unsubscribe_confirm")
+    question = browser.find_element(By.TAG_NAME, "h1").text
+    assert question == f"Unsubscribe reader45@example.com from {PAGE_NAME}'s notifications?"
+    assert len(api(f"/v1/pages/{page_id}/subscribers?type=email&state=active&limit=100")) == 47
+    go("Unsubscribe reader45@example.com", "unsubscribed")
+    assert notice() == "Unsubscribed reader45@example.com"
+    assert len(api(f"/v1/pages/{page_id}/subscribers?type=email&state=active&limit=100")) == 46
+
     # Another incident holds Webhooks (set up through the API, as another team member would).
     other = stack.send(
         "POST",
@@ -222,6 +233,11 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
 
     # An incident on Website and Dashboard: nothing is pre-selected, Webhooks shows its holder.
     section("Overview", "overview_held")
+    # The group shows its worst member, as the public page does: Webhooks' partial outage.
+    platform = browser.find_element(
+        By.XPATH, "//table[@class='components']//tr[td[contains(., 'Platform')]]"
+    )
+    assert "Partial Outage" in platform.text, platform.text
     go("Open an incident", "incident_new")
     for name in ids:
         if name != "Platform":
@@ -290,11 +306,14 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     assert statuses["Website"] == statuses["Dashboard"] == "operational"
     assert statuses["Webhooks"] == "partial_outage"
 
-    # Its postmortem: written, saved as a draft, published.
+    # Its postmortem: written, saved as a draft, edited, published (the edit is what shows).
     go("Write the postmortem", "postmortem")
-    browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nAn *expired* certificate.")
+    browser.find_element(By.ID, "body_draft").send_keys("## Cause\n\nAn *expired* cert.")
     go("Save draft", "postmortem_draft")
-    go("Publish the saved draft", "postmortem_published")
+    draft = browser.find_element(By.ID, "body_draft")
+    draft.clear()
+    draft.send_keys("## Cause\n\nAn *expired* certificate.")
+    go("Publish this text", "postmortem_published")
     assert "Published" in texts(browser)
     shown = public_text_once(
         browser,
@@ -312,10 +331,18 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     go("Schedule a maintenance", "maintenance_new")
     assert "EST" in browser.find_element(By.CSS_SELECTOR, "label[for=scheduled_for]").text
     browser.find_element(By.ID, "name").send_keys("Database upgrade")
-    type_time(browser, "scheduled_for", SCHEDULED[0])
-    type_time(browser, "scheduled_until", SCHEDULED[1])
+    # First with the end before the start: the form again, as typed, the problem beside it.
+    type_time(browser, "scheduled_for", SCHEDULED[1])
+    type_time(browser, "scheduled_until", SCHEDULED[0])
     browser.find_element(By.ID, "body").send_keys("About two hours of read-only mode.")
     browser.find_element(By.XPATH, "//label[contains(., 'REST API')]/input").click()
+    go("Schedule the maintenance", "maintenance_refused")
+    problem = browser.find_element(By.ID, "scheduled_until-problem").text
+    assert problem == "The end must be after the start"
+    assert browser.find_element(By.ID, "name").get_attribute("value") == "Database upgrade"
+    assert browser.find_element(By.XPATH, "//label[contains(., 'REST API')]/input").is_selected()
+    type_time(browser, "scheduled_for", SCHEDULED[0])
+    type_time(browser, "scheduled_until", SCHEDULED[1])
     go("Schedule the maintenance", "maintenance_scheduled")
     maintenance_id = browser.current_url.split("?")[0].rsplit("/", 1)[-1]
     scheduled = api(f"/v1/pages/{page_id}/incidents/{maintenance_id}")
