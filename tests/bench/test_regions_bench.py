@@ -11,11 +11,7 @@ pytestmark = pytest.mark.bench
 
 
 def test_regional_outage_drill(tmp_path):
-    stack = regions_drill.RegionsStack(tmp_path / "data", tmp_path / "log").start()
-    try:
-        figures = regions_drill.run(stack)
-    finally:
-        stack.stop()
+    figures = regions_drill.figures_of(tmp_path, regions_drill.run)
     print()
     print(f"reads at PORT: {figures['reads']}, non-200: {figures['reader_non_200']}")
     print(
@@ -33,13 +29,9 @@ def test_regional_outage_drill(tmp_path):
 
 def test_an_event_left_in_the_failed_region_is_sent_once_by_the_other(tmp_path):
     # A tick a second: b's sweep takes an event 30 s old at its next tick.
-    stack = regions_drill.RegionsStack(
-        tmp_path / "data", tmp_path / "log", SCHEDULE_TICK_SECONDS="1"
-    ).start()
-    try:
-        figures = regions_drill.run_left_event(stack)
-    finally:
-        stack.stop()
+    figures = regions_drill.figures_of(
+        tmp_path, regions_drill.run_left_event, SCHEDULE_TICK_SECONDS="1"
+    )
     print()
     print(f"an event left unsent in a, sent by b after: {figures['sent_by_b_seconds']:.2f} s")
     print(f"webhooks after a's restore: {figures['webhooks']} (1)")

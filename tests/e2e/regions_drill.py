@@ -96,26 +96,43 @@ def _holds_all(url: str, page: dict, ids: set[str]) -> bool:
     return answer.status_code == 200 and ids <= {c["id"] for c in answer.json()}
 
 
+def figures_of(folder: Path, drill, **environment: str) -> dict:
+    """`drill(stack)`'s figures, on a `make run-regions` of its own in `folder`."""
+    stack = RegionsStack(folder / "data", folder / "log", **environment).start()
+    try:
+        return drill(stack)
+    finally:
+        stack.stop()
+
+
+def _page_with_webhook(stack: RegionsStack, sink: WebhookSink) -> tuple[dict, str]:
+    """A new page (`make bootstrap`'s answer) whose one subscriber (its id) is the sink's
+    webhook."""
+    page = stack.admin("bootstrap")
+    key, page_id = page["api_key"], page["page_id"]
+    subscribed = stack.send(
+        "POST",
+        f"/v1/pages/{page_id}/subscribers",
+        key,
+        {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
+    )
+    assert subscribed.status_code == 201, subscribed.text
+    return page, subscribed.json()["id"]
+
+
 def run(stack: RegionsStack) -> dict:
     """The drill; its figures, and what failed of it under `problems`."""
     problems: list[str] = []
-    page = stack.admin("bootstrap")
-    key, page_id = page["api_key"], page["page_id"]
     with WebhookSink() as sink:
-        subscribed = stack.send(
-            "POST",
-            f"/v1/pages/{page_id}/subscribers",
-            key,
-            {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
-        )
-        assert subscribed.status_code == 201, subscribed.text
+        page, subscriber_id = _page_with_webhook(stack, sink)
+        key, page_id = page["api_key"], page["page_id"]
         # The page's files and its subscriber are in b too before anything fails.
         b_url = stack.region_url("b")
         assert wait_for(
             lambda: (
                 stack.get(f"/s/{page_id}").status_code == 200
                 and requests.get(
-                    f"{b_url}/v1/pages/{page_id}/subscribers/{subscribed.json()['id']}",
+                    f"{b_url}/v1/pages/{page_id}/subscribers/{subscriber_id}",
                     headers={"Authorization": f"OAuth {key}"},
                     timeout=2,
                 ).status_code
@@ -220,16 +237,9 @@ def _stop_event_functions(stack: RegionsStack, name: str) -> None:
 def run_left_event(stack: RegionsStack) -> dict:
     """An incident committed in a whose event a had not fanned out when it failed (its event
     functions stopped first): b's sweep fans it out, and a, restored, sends nothing again."""
-    page = stack.admin("bootstrap")
-    key, page_id = page["api_key"], page["page_id"]
     with WebhookSink() as sink:
-        subscribed = stack.send(
-            "POST",
-            f"/v1/pages/{page_id}/subscribers",
-            key,
-            {"subscriber": {"endpoint": sink.url, "email": "ops@example.com"}},
-        )
-        assert subscribed.status_code == 201, subscribed.text
+        page, subscriber_id = _page_with_webhook(stack, sink)
+        key, page_id = page["api_key"], page["page_id"]
         _stop_event_functions(stack, "a")
         posted = stack.send(
             "POST", f"/v1/pages/{page_id}/incidents", key, {"incident": {"name": "Left in a"}}

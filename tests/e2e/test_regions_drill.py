@@ -11,12 +11,6 @@ pytestmark = pytest.mark.e2e
 def test_a_region_fails_and_comes_back_without_a_reader_error_a_lost_write_or_a_duplicate(
     tmp_path,
 ):
-    stack = regions_drill.RegionsStack(
-        tmp_path / "data", tmp_path / "log", SCHEDULE_TICK_SECONDS="1"
-    ).start()
-    try:
-        figures = regions_drill.run(stack)
-    finally:
-        stack.stop()
+    figures = regions_drill.figures_of(tmp_path, regions_drill.run, SCHEDULE_TICK_SECONDS="1")
     print(figures)
     regions_drill.check(figures)
