@@ -64,7 +64,8 @@ def sent_mail() -> list[Mail]:
 
 
 def sent_mail_over_http(moto_url: str) -> list[Mail]:
-    """From the emulator of a running local stack (`/moto-api/data.json`)."""
-    data = requests.get(f"{moto_url}/moto-api/data.json", timeout=30).json()
-    messages = data.get("ses", {}).get("RawMessage", [])
-    return [parsed(m["raw_data"]) for m in messages]
+    """From the emulator of a running local stack, oldest first: its last 500 sends
+    (`/_local/sent.json`). Not moto's `/moto-api/data.json`, which dumps every backend (each
+    table, each site file) and took over 30 s late in a shared stack's life."""
+    sent = requests.get(f"{moto_url}/_local/sent.json", timeout=30).json()
+    return [parsed(m["raw"]) for m in reversed(sent) if m["kind"] == "email"]
