@@ -176,12 +176,35 @@ def aws():
 
         moto_costs.install()
         send_limits.install()  # SES unlimited, as the local stack's: moto alone says 1 a second
+        _atomic_dynamodb_writes()
         create_resources()
         # What the session made (modules, the emulator's tables) lives as long as it: no
         # full collection needs to walk it again (they took 0.2-0.4 s each).
         gc.collect()
         gc.freeze()
         yield
+
+
+def _atomic_dynamodb_writes() -> None:
+    """Each DynamoDB write whole before the next, as DynamoDB does and as the local stack's
+    emulator does (its journal applies writes under one lock). Moto in process checks a
+    condition and writes without a lock: two threads could both pass one condition (two
+    readers opening one sign-in link both signed in, once in a loaded run)."""
+    import threading
+
+    from moto.dynamodb.models import DynamoDBBackend
+
+    lock = threading.RLock()
+    writes = ("put_item", "update_item", "delete_item", "transact_write_items")
+    writes += ("batch_write_item", "execute_transaction")
+    for name in writes:
+        original = getattr(DynamoDBBackend, name)
+
+        def serialized(self, *args, _original=original, **kwargs):
+            with lock:
+                return _original(self, *args, **kwargs)
+
+        setattr(DynamoDBBackend, name, serialized)
 
 
 @pytest.fixture(scope="session", autouse=True)
