@@ -229,6 +229,22 @@ def started_between(
     )
 
 
+def counted_in_uptime(
+    page_id: str, start: datetime, end: datetime, limit: int
+) -> list[IncidentRecord]:
+    """The backfilled incidents that count toward uptime and began in [start, end), newest
+    first (the newest `limit`): the incidents of the period are read, only those are kept."""
+    return list(
+        IncidentRecord.by_start.query(
+            page_id,
+            IncidentRecord.started_at.between(start, end),
+            IncidentRecord.counts_in_uptime == True,  # noqa: E712 (a condition, not a test)
+            scan_index_forward=False,
+            limit=limit,
+        )
+    )
+
+
 def _whole(
     page_id: str, incident_id: str, known: IncidentRecord | None = None, *, consistent=False
 ) -> Incident:
@@ -605,10 +621,12 @@ def create_incident(
     *,
     resolved_at: datetime | None = None,
     resolution: str = "",
+    in_uptime: bool = True,
 ) -> Incident:
     """A new incident and its first update. A backfilled one (`backfilled`, begun at
-    `backfill_date`) notifies no one; given `resolved_at`, it is resolved then, by a second
-    update saying `resolution`."""
+    `backfill_date`) notifies no one and counts toward uptime by its impact unless not
+    `in_uptime` (it sets no component's status); given `resolved_at`, it is resolved then,
+    by a second update saying `resolution`."""
     fields = filled(_template_defaults(page_id, fields))
     if not fields.name:
         raise errors.invalid("name", "can't be blank")
@@ -646,6 +664,7 @@ def create_incident(
             scheduled_auto_completed=bool(fields.scheduled_auto_completed),
             **{flag: getattr(fields, flag) for flag in AUTO_TRANSITION_FLAGS},
             reminder_intervals=reminder_intervals(fields.reminder_intervals),
+            counts_in_uptime=True if began and not scheduled and in_uptime else None,
             created_at=created,
             updated_at=moment,
         )
