@@ -259,7 +259,8 @@ def edit_day(
             minutes = [major_minutes or 0, partial_minutes or 0]
             if min(minutes) < 0 or sum(minutes) > MINUTES_IN_A_DAY:
                 raise errors.invalid(
-                    "major_outage", f"minutes of outage must add up to 0 to {MINUTES_IN_A_DAY}"
+                    "major_outage",
+                    f"and of partial outage must add up to at most {MINUTES_IN_A_DAY} (a day)",
                 )
             edits[day.isoformat()] = minutes
         component.uptime_edits = edits or None
