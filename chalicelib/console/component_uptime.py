@@ -23,15 +23,20 @@ def _uptime_screen(screen: Screen, typed: dict | None = None) -> tuple[str, dict
     records = components.components_of(page.id, consistent=True)
     component = components.find(records, screen.request.params["component_id"], group=False)
     edits = sorted((component.uptime_edits or {}).items(), reverse=True)
-    today = uptime.today_in(uptime.time_zone_of(page))
+    time_zone = uptime.time_zone_of(page)
+    today = uptime.today_in(time_zone)
+    first = min(today, uptime.local_date(uptime.start_of(component, time_zone), time_zone))
+    # Yesterday at first (the usual day to correct), unless the component is younger.
+    shown = max(first, today - timedelta(days=1))
     return "component_uptime.html", {
         "page": page_heading(page),
         "component": component,
         "edits": [
             {"day": day, "major": major, "partial": partial} for day, (major, partial) in edits
         ],
+        "first": first.isoformat(),
         "today": today.isoformat(),
-        "day": (typed or {}).get("day") or (today - timedelta(days=1)).isoformat(),
+        "day": (typed or {}).get("day") or shown.isoformat(),
         "done": screen.request.query.get("done", ""),
     }
 
