@@ -257,7 +257,9 @@ def edit_day(
             edits.pop(day.isoformat(), None)
         else:
             minutes = [major_minutes or 0, partial_minutes or 0]
-            if min(minutes) < 0 or sum(minutes) > MINUTES_IN_A_DAY:
+            if min(minutes) < 0:
+                raise errors.invalid("major_outage", "and of partial outage can't be negative")
+            if sum(minutes) > MINUTES_IN_A_DAY:
                 raise errors.invalid(
                     "major_outage",
                     f"and of partial outage must add up to at most {MINUTES_IN_A_DAY} (a day)",

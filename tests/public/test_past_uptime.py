@@ -11,7 +11,7 @@ import pytest
 from chalicelib import clock
 from chalicelib.domain import incidents, uptime
 from chalicelib.domain.pages import find_page
-from tests.public.conftest import make_component, make_incident, publish
+from tests.public.conftest import make_component, make_group, make_incident, publish
 from tests.public.test_uptime_bars import day_of
 
 T0 = datetime(2031, 5, 10, 0, 0, tzinfo=UTC)
@@ -155,3 +155,15 @@ def test_a_day_is_edited_only_from_the_component_start_to_today(world, quarter):
     for day, minutes in ((date(2031, 4, 30), 10), (date(2031, 5, 31), 10), (T0.date(), 1441)):
         with pytest.raises(errors.Invalid):
             uptime.edit_day(page_record, api["id"], day, minutes, 0)
+
+
+def test_a_group_counts_its_members_past_outages_and_edited_days(world, quarter):
+    api, web = quarter
+    group = make_group(world, "Core", [api["id"], web["id"]])
+    backfill(world, "Web down", "critical", T0 + HOUR, HOUR, component_ids=[web["id"]])
+    uptime.edit_day(find_page(world.page_id), api["id"], date(2031, 5, 12), 30, 0)
+    answer = world.api.get(
+        f"/v1/pages/{world.page_id}/component-groups/{group['id']}/uptime?start=2031-05-01"
+    )
+    assert answer.status == 200, answer.text
+    assert answer.json["major_outage"] == 60 * 60 + 30 * 60
