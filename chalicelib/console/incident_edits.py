@@ -49,7 +49,7 @@ def edit_incident(screen: Screen) -> Response:
 def save_incident(screen: Screen) -> Response:
     """The name, the impact (`impact_override`; empty: from its components) and a scheduled
     maintenance's window; only a moved window appends an update, which notifies subscribers
-    when "Notify subscribers" is ticked."""
+    when "Notify subscribers of the new window" is ticked."""
     incident = authorized_incident(screen)
     form = screen.form.get("incident")
     if isinstance(form, dict):

@@ -21,7 +21,7 @@ def test_the_console_edit_notifies_when_ticked(console, make_user, world, drain)
     edit = console.get(path).text
     assert (
         '<input type="checkbox" name="incident[deliver_notifications]" value="true" checked>'
-        " Notify subscribers" in edit
+        " Notify subscribers of the new window" in edit
     )
     later = START + timedelta(days=2)
     window = {

@@ -377,7 +377,9 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     go("Edit or delete", "maintenance_edit")
     type_time(browser, "scheduled_for", MOVED[0])
     type_time(browser, "scheduled_until", MOVED[1])
-    notify = browser.find_element(By.XPATH, "//label[contains(., 'Notify subscribers')]/input")
+    notify = browser.find_element(
+        By.XPATH, "//label[contains(., 'Notify subscribers of the new window')]/input"
+    )
     assert notify.is_selected()  # ticked at first
     go("Save the changes", "maintenance_moved")
     moved = api(f"/v1/pages/{page_id}/incidents/{maintenance_id}")
