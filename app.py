@@ -37,6 +37,7 @@ from chalicelib.api import uptime as uptime_api
 from chalicelib.console import access as console_access  # noqa: F401
 from chalicelib.console import branding as console_branding
 from chalicelib.console import checks as console_checks  # noqa: F401
+from chalicelib.console import component_uptime as console_component_uptime  # noqa: F401
 from chalicelib.console import components as console_components  # noqa: F401 (registers screens)
 from chalicelib.console import incident_backfill as console_incident_backfill  # noqa: F401
 from chalicelib.console import incident_edits as console_incident_edits  # noqa: F401

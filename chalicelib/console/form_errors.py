@@ -21,6 +21,9 @@ FIELD_WORDS = {
     "endpoint": "The webhook URL",
     "group_id": "The group",
     "start_date": "The start date",
+    "day": "The day",
+    "major_outage": "The minutes of major outage",
+    "partial_outage": "The minutes of partial outage",
 }
 # The API's messages a page owner would not read as they are, in words.
 MESSAGE_WORDS = {

@@ -1,7 +1,9 @@
-"""Backfilling a past incident: its name, when it began and was resolved (read in the page's
-zone), what happened, the components it affected. It is the API's create with
-`incident[backfilled]` and `incident[backfill_date]` (its start), so no one is notified and
-no component's status changes; the domain adds the resolving update at its time."""
+"""Backfilling a past incident: its name, impact, when it began and was resolved (read in the
+page's zone), what happened, the components it affected, and whether it counts in the uptime
+bars (by its impact, from when it began until resolved: `domain.uptime`). It is the API's
+create with `incident[backfilled]` and `incident[backfill_date]` (its start), so no one is
+notified and no component's status changes; the domain adds the resolving update at its
+time."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from datetime import datetime
 from chalice import Response
 
 from chalicelib import schemas
+from chalicelib.console.incident_edits import IMPACTS
 from chalicelib.console.incidents import incident_fields
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import components, incidents, organizations, pages
@@ -26,6 +29,7 @@ def backfill_form(screen: Screen) -> Response:
         "incident_backfill.html",
         page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
         components=[c for c in components.components_of(page.id) if not c.group],
+        impacts={value: label for value, label in IMPACTS.items() if value},
     )
 
 
@@ -46,12 +50,16 @@ def backfill_incident(screen: Screen) -> Response:
     # Only the backfill's own fields: a past incident sets no component's status now.
     form.update(backfilled="true", status="investigating", deliver_notifications="false")
     form.pop("components", None)
+    if not form.get("impact_override"):
+        form.pop("impact_override", None)
     fields = incident_fields(screen, schemas.IncidentCreate)
     created = incidents.create_incident(
         page.id,
         fields,
         resolved_at=_resolved_at(screen),
         resolution=str(screen.form.get("resolution") or ""),
+        # A checkbox: left unticked, the owner keeps it out of the uptime bars.
+        in_uptime=screen.form.get("in_uptime") == "yes",
     )
     location = f"{BASE}/pages/{page.id}/incidents/{created.record.id}"
     return redirect(f"{location}?done=Past+incident+added")

@@ -48,8 +48,13 @@ def edit_incident(screen: Screen) -> Response:
 @console_view(INCIDENT + "/edit", ("POST",))
 def save_incident(screen: Screen) -> Response:
     """The name, the impact (`impact_override`; empty: from its components) and a scheduled
-    maintenance's window; no update is appended, no one is notified."""
+    maintenance's window; only a moved window appends an update, which notifies subscribers
+    when "Notify subscribers of the new window" is ticked."""
     incident = authorized_incident(screen)
+    form = screen.form.get("incident")
+    if isinstance(form, dict):
+        # A checkbox: left unticked, it is not posted at all.
+        form.setdefault("deliver_notifications", "false")
     fields = incident_fields(screen, schemas.IncidentUpdate)
     if or_none(fields.status) is not None or or_none(fields.body) is not None:
         raise errors.unprocessable({"incident": ["post updates from the incident's screen"]})

@@ -49,6 +49,9 @@ BRIEF_BODY_CHARS = 300
 READ_PAGE_SIZE = 10
 # DynamoDB takes at most 100 writes in a transaction; an incident write needs a few of its own.
 MAX_COMPONENTS_PER_WRITE = 40
+# The update a maintenance moved without a word of its own posts (its notification states the
+# new window).
+MOVED_BODY = "This maintenance has been rescheduled."
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,22 @@ def started_between(
         IncidentRecord.by_start.query(
             page_id,
             IncidentRecord.started_at.between(start, end),
+            scan_index_forward=False,
+            limit=limit,
+        )
+    )
+
+
+def counted_in_uptime(
+    page_id: str, start: datetime, end: datetime, limit: int
+) -> list[IncidentRecord]:
+    """The backfilled incidents that count toward uptime and began in [start, end), newest
+    first (the newest `limit`): the incidents of the period are read, only those are kept."""
+    return list(
+        IncidentRecord.by_start.query(
+            page_id,
+            IncidentRecord.started_at.between(start, end),
+            IncidentRecord.counts_in_uptime == True,  # noqa: E712 (a condition, not a test)
             scan_index_forward=False,
             limit=limit,
         )
@@ -605,10 +624,12 @@ def create_incident(
     *,
     resolved_at: datetime | None = None,
     resolution: str = "",
+    in_uptime: bool = True,
 ) -> Incident:
     """A new incident and its first update. A backfilled one (`backfilled`, begun at
-    `backfill_date`) notifies no one; given `resolved_at`, it is resolved then, by a second
-    update saying `resolution`."""
+    `backfill_date`) notifies no one and counts toward uptime by its impact unless not
+    `in_uptime` (it sets no component's status); given `resolved_at`, it is resolved then,
+    by a second update saying `resolution`."""
     fields = filled(_template_defaults(page_id, fields))
     if not fields.name:
         raise errors.invalid("name", "can't be blank")
@@ -646,6 +667,7 @@ def create_incident(
             scheduled_auto_completed=bool(fields.scheduled_auto_completed),
             **{flag: getattr(fields, flag) for flag in AUTO_TRANSITION_FLAGS},
             reminder_intervals=reminder_intervals(fields.reminder_intervals),
+            counts_in_uptime=True if began and not scheduled and in_uptime else None,
             created_at=created,
             updated_at=moment,
         )
@@ -746,7 +768,9 @@ def update_incident(
     *,
     expected_status: str | None = None,
 ) -> Incident:
-    """Plain field edits change the incident; a `status` or `body` appends an update too.
+    """Plain field edits change the incident; a `status` or `body` appends an update too, as
+    does moving an open maintenance's window (its subscribers hear of the new window, unless
+    `deliver_notifications` is false).
 
     With `expected_status`, nothing happens unless the incident still has that status (a
     conflict of intent otherwise).
@@ -766,10 +790,11 @@ def update_incident(
         record.reminders_sent = None  # reminders count from the last write
         deliver = fields.deliver_notifications is not False
         update = None
-        if fields.status is not None or fields.body is not None:
+        moved = _moved(record, before)
+        if fields.status is not None or fields.body is not None or moved:
             update = _new_update(
                 record,
-                fields.body or "",
+                fields.body or (MOVED_BODY if moved else ""),
                 work.moment,
                 wants_social_update=bool(fields.wants_social_update),
                 deliver=deliver,
@@ -797,6 +822,14 @@ def update_incident(
         return incident
 
     return unit_of_work.run(page_id, change)
+
+
+def _moved(record: IncidentRecord, before: dict) -> bool:
+    """Whether an open maintenance's window differs from the one it had."""
+    if not record.scheduled or record.status in states.CLOSED:
+        return False
+    window = (record.scheduled_for, record.scheduled_until)
+    return window != (before.get("scheduled_for"), before.get("scheduled_until"))
 
 
 def _as_read(component_ids: list[str] | None):

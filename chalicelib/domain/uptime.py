@@ -7,6 +7,13 @@ The rule (Statuspage's): a second in `major_outage` is a second down; a second i
 100 x (1 - weighted down seconds / seconds in the range), the range never reaching before the
 component's start (its `start_date`, else its creation) nor after now. A group is as down, at
 each moment, as the worst of its showcased members.
+
+Two things change a component's history as its statuses tell it, as on Statuspage:
+- a backfilled incident (which sets no status) counts, unless its owner said otherwise, by its
+  impact (critical: a major outage, major: a partial one) from when it began until resolved,
+  on the components it named, or on all of them when it named none;
+- a past day's uptime edited by the owner (minutes of major and of partial outage) replaces
+  what was computed for that day.
 """
 
 import calendar
@@ -17,8 +24,10 @@ from zoneinfo import ZoneInfo
 
 from chalicelib import clock
 from chalicelib.domain import components, errors, incidents
+from chalicelib.domain.incident_states import IMPACT_OF_COMPONENT_STATUS
 from chalicelib.domain.pages import profile_of
 from chalicelib.store.components import Component, changes_since, day_of
+from chalicelib.store.incidents import IncidentRecord
 from chalicelib.store.models import Page
 
 MAJOR_OUTAGE = "major_outage"
@@ -41,6 +50,18 @@ START_ADJUSTED = (
     "See range_start field in response for start date used."
 )
 _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
+# The downtime a backfilled incident's impact counts as: the status that gives an incident
+# that impact (minor and none are no downtime).
+DOWNTIME_OF_IMPACT = {
+    impact: status
+    for status, impact in IMPACT_OF_COMPONENT_STATUS.items()
+    if status in (MAJOR_OUTAGE, PARTIAL_OUTAGE)
+}
+# How long before a range a backfilled outage may have begun and still count in it, and how
+# many of a range's (the newest) count at most: the read stays bounded.
+PAST_OUTAGE_LOOKBACK = timedelta(days=7)
+PAST_OUTAGES = 500
+MINUTES_IN_A_DAY = 24 * 60
 
 # A status from `at` until the next segment's `at` (or now).
 Segment = tuple[datetime, str]
@@ -116,6 +137,141 @@ def _status_at(timeline: list[Segment], moment: datetime) -> str | None:
     return current
 
 
+@dataclass(frozen=True)
+class PastOutage:
+    """A backfilled incident as uptime counts it: `status` from `start` until `end` (None:
+    still open) on `component_ids` (empty: on every component)."""
+
+    component_ids: frozenset[str]
+    status: str
+    start: datetime
+    end: datetime | None
+
+    def affects(self, component_id: str) -> bool:
+        return not self.component_ids or component_id in self.component_ids
+
+
+def past_outage(record: IncidentRecord) -> PastOutage | None:
+    """What a backfilled incident counts as, or None when its impact is no downtime."""
+    status = DOWNTIME_OF_IMPACT.get(record.impact or "none")
+    if status is None or not record.counts_in_uptime:
+        return None
+    start = record.created_at.astimezone(UTC)
+    end = _resolved_moment(record)
+    return PastOutage(
+        frozenset(record.component_ids or []), status, start, max(start, end) if end else None
+    )
+
+
+def _resolved_moment(record: IncidentRecord) -> datetime | None:
+    """When a past incident was resolved: its resolving update's time as shown (the owner
+    may correct it, as an API client resolving it afterwards must), else when it was."""
+    last = record.last_update or {}
+    if record.resolved_at and last.get("status") == "resolved" and last.get("display_at"):
+        return datetime.fromisoformat(last["display_at"].replace("Z", "+00:00")).astimezone(UTC)
+    return record.resolved_at.astimezone(UTC) if record.resolved_at else None
+
+
+def past_outages(page_id: str, start: datetime, end: datetime) -> list[PastOutage]:
+    """The backfilled outages that may fall in [start, end) (one bounded query)."""
+    records = incidents.counted_in_uptime(page_id, start - PAST_OUTAGE_LOOKBACK, end, PAST_OUTAGES)
+    found = (past_outage(record) for record in records)
+    return [outage for outage in found if outage is not None]
+
+
+def with_past_outages(
+    segments: list[Segment], component_id: str, outages: list[PastOutage]
+) -> list[Segment]:
+    """The component's timeline with the backfilled outages on it: at each moment the worse
+    of its status and theirs."""
+    spans = [
+        [(outage.start, outage.status)] + ([(outage.end, "operational")] if outage.end else [])
+        for outage in outages
+        if outage.affects(component_id)
+    ]
+    return worst([segments, *spans]) if spans else segments
+
+
+def edited_days(stored: dict | None) -> dict[date, Outage]:
+    """The days whose uptime the owner set (as a component's `uptime_edits` keeps them),
+    each as the outage it replaces the day's with."""
+    return {
+        date.fromisoformat(day): Outage(major * 60.0, partial * 60.0)
+        for day, (major, partial) in (stored or {}).items()
+    }
+
+
+def day_outage(
+    segments: list[Segment],
+    day: date,
+    time_zone: str,
+    start: datetime,
+    end: datetime,
+    edits: dict[date, Outage],
+) -> Outage:
+    """The outage of one day of a timeline, between `start` and `end` at most: as the owner
+    set it, else as the statuses tell."""
+    if day in edits:
+        return edits[day]
+    day_start, day_end = day_bounds(day, time_zone)
+    return outage(segments, max(day_start, start), min(day_end, end))
+
+
+def edited_outage(
+    segments: list[Segment],
+    start: datetime,
+    end: datetime,
+    time_zone: str,
+    edits: dict[date, Outage],
+) -> Outage:
+    """The outage between `start` and `end`, each edited day in it as the owner set it."""
+    total = outage(segments, start, end)
+    major, partial = total.major_seconds, total.partial_seconds
+    for day, edit in edits.items():
+        day_start, day_end = day_bounds(day, time_zone)
+        if day_end <= start or day_start >= end:
+            continue
+        computed = outage(segments, max(day_start, start), min(day_end, end))
+        major += edit.major_seconds - computed.major_seconds
+        partial += edit.partial_seconds - computed.partial_seconds
+    return Outage(max(0.0, major), max(0.0, partial))
+
+
+def edit_day(
+    page: Page, component_id: str, day: date, major_minutes: int | None, partial_minutes: int | None
+) -> Component:
+    """Set a past day's minutes of major and of partial outage of a component (both None:
+    the day goes back to what its statuses tell). The day is in the page's time zone, from
+    the component's first day to today."""
+
+    def change(edit: components.Edit) -> Component:
+        component = edit.find(component_id, group=False)
+        time_zone = time_zone_of(page)
+        first = local_date(start_of(component, time_zone), time_zone)
+        if not first <= day <= today_in(time_zone):
+            raise errors.invalid(
+                "day", f"must be from the component's first day ({first.isoformat()}) to today"
+            )
+        edits = dict(component.uptime_edits or {})
+        if major_minutes is None and partial_minutes is None:
+            edits.pop(day.isoformat(), None)
+        else:
+            minutes = [major_minutes or 0, partial_minutes or 0]
+            if min(minutes) < 0:
+                raise errors.invalid("major_outage", "and of partial outage can't be negative")
+            if sum(minutes) > MINUTES_IN_A_DAY:
+                raise errors.invalid(
+                    "major_outage",
+                    f"and of partial outage must add up to at most {MINUTES_IN_A_DAY} (a day)",
+                )
+            edits[day.isoformat()] = minutes
+        component.uptime_edits = edits or None
+        edit.touch(component)
+        return component
+
+    return components.edit_components(page.id, change)
+
+
 def day_bounds(day: date, time_zone: str) -> tuple[datetime, datetime]:
     zone = ZoneInfo(time_zone)
     start = datetime.combine(day, time(), zone)
@@ -123,8 +279,12 @@ def day_bounds(day: date, time_zone: str) -> tuple[datetime, datetime]:
     return start.astimezone(UTC), end.astimezone(UTC)
 
 
+def local_date(moment: datetime, time_zone: str) -> date:
+    return moment.astimezone(ZoneInfo(time_zone)).date()
+
+
 def today_in(time_zone: str) -> date:
-    return clock.now().astimezone(ZoneInfo(time_zone)).date()
+    return local_date(clock.now(), time_zone)
 
 
 # The uptime endpoints.
@@ -205,22 +365,45 @@ def _related(page_id: str, component_ids: set[str], start: datetime, end: dateti
 def _measure(
     page: Page, members: list[Component], start: str | None, end: str | None
 ) -> tuple[Range, Outage, datetime, datetime]:
-    time_zone = _time_zone(page)
+    time_zone = time_zone_of(page)
     starts = {member.id: start_of(member, time_zone) for member in members}
     first_moment = min(starts.values())
-    first_day = first_moment.astimezone(ZoneInfo(time_zone)).date()
+    first_day = local_date(first_moment, time_zone)
     dates = resolve_range(start, end, first_day, today_in(time_zone))
     range_start = max(day_bounds(dates.start, time_zone)[0], first_moment)
     range_end = min(day_bounds(dates.end, time_zone)[1], clock.now())
+    past = past_outages(page.id, range_start, range_end)
     timelines = []
     for member in members:
         since = max(range_start, starts[member.id])
-        timelines.append(history(member, since))
-    measured = outage(worst(timelines), range_start, range_end)
+        timelines.append(with_past_outages(history(member, since), member.id, past))
+    edits = _worst_edits(
+        timelines, [edited_days(member.uptime_edits) for member in members], time_zone
+    )
+    measured = edited_outage(worst(timelines), range_start, range_end, time_zone, edits)
     return dates, measured, range_start, range_end
 
 
-def _time_zone(page: Page) -> str:
+def _worst_edits(
+    timelines: list[list[Segment]], member_edits: list[dict[date, Outage]], time_zone: str
+) -> dict[date, Outage]:
+    """Each day a member's uptime was edited on, as the worst member's day (edited or not):
+    for one component, its own edits."""
+    days = {day for edits in member_edits for day in edits}
+    now = clock.now()
+    return {
+        day: max(
+            (
+                day_outage(timeline, day, time_zone, datetime.min.replace(tzinfo=UTC), now, edits)
+                for timeline, edits in zip(timelines, member_edits, strict=True)
+            ),
+            key=lambda found: found.weighted_seconds,
+        )
+        for day in days
+    }
+
+
+def time_zone_of(page: Page) -> str:
     return profile_of(page).get("time_zone") or "Etc/UTC"
 
 

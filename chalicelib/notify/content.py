@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from chalicelib import clock
 from chalicelib.domain import chat_platforms, pages
+from chalicelib.domain.incident_states import CLOSED
 from chalicelib.domain.incidents import Incident
 from chalicelib.domain.markdown_text import render_text
 from chalicelib.notify import email, email_body, sms
@@ -18,7 +19,7 @@ from chalicelib.store.models import Page
 from chalicelib.views.content import page_url
 from chalicelib.views.incidents import incident_out
 from chalicelib.web import times
-from chalicelib.web.labels import STATUS_LABELS, UPDATE_LABELS
+from chalicelib.web.labels import UPDATE_LABELS
 
 DOCUMENTATION_URL = "https://developer.statuspage.io/#section/Webhooks"
 # The fields of a notification's content that each kind of recipient needs.
@@ -64,19 +65,33 @@ def _email(page: Page, subject: str, letter: dict, *, personal: bool = True) -> 
     }
 
 
-def _affected(incident: Incident, update: IncidentRecord) -> list[dict]:
-    """The components the update changed, with their new statuses; else the incident's
-    components as they are now."""
-    if update.affected_components:
-        return [
-            {"name": c.get("name") or "", "status": c.get("new_status") or ""}
-            for c in update.affected_components
-        ]
-    return [
-        {"name": c.get("name") or "", "status": c.get("status") or ""}
-        for c in incident.record.components or []
-        if not c.get("group")
-    ]
+def _affected(incident: Incident, update: IncidentRecord, held: dict[str, list[str]]) -> list[dict]:
+    """The components the incident names, each with the status this incident gave it by
+    `update` (the newest it set; none when it set none), never the status another incident
+    gave it since. An update that closes it says how each one is left: as it set it, else as
+    it is, and, when another open incident still holds it (`held`: component id -> those
+    incidents' names), says so."""
+    given: dict[str, str] = {}
+    # `incident` as `update` left it: its updates up to this one, newest first.
+    for earlier in reversed(incident.updates):
+        for change in earlier.affected_components or []:
+            given[change.get("code")] = change.get("new_status") or ""
+    set_now = {change.get("code") for change in update.affected_components or []}
+    closing = update.status in CLOSED
+    shown = {c["id"]: c for c in incident.record.components or [] if not c.get("group")}
+    listed = []
+    for component_id in incident.record.component_ids or []:
+        component = shown.get(component_id)
+        if component is None:
+            continue  # deleted since, or a group
+        entry = {"name": component.get("name") or "", "status": given.get(component_id, "")}
+        if closing and component_id not in set_now:
+            entry["status"] = component.get("status") or ""
+            holders = held.get(component_id)
+            if holders:
+                entry["note"] = f"still affected by {', '.join(holders)}"
+        listed.append(entry)
+    return listed
 
 
 def incident_content(
@@ -86,7 +101,10 @@ def incident_content(
     page_state: dict,
     *,
     reminder: bool = False,
+    held: dict[str, list[str]] | None = None,
 ) -> dict:
+    """What an incident's update says to its subscribers; `held`: the components other open
+    incidents hold (component id -> their names), for an update that closes it."""
     record = incident.record
     profile = pages.profile_of(page)
     name = profile.get("name", "")
@@ -111,7 +129,7 @@ def incident_content(
         "impact": record.impact,
         "window": window,
         "body": update.body or "",
-        "components": _affected(incident, update) if shows_components else [],
+        "components": _affected(incident, update, held or {}) if shows_components else [],
         "when": clock.iso(update.display_at or update.created_at),
         "button": {"href": link, "text": f"View the {what}"},
     }
@@ -139,10 +157,7 @@ def _chat(profile: dict, letter: dict, label: str, *, scheduled: bool) -> dict:
         "impact": letter["impact"],
         "scheduled": scheduled,
         "body": (letter["body"] or "").strip(),
-        "components": [
-            {**c, "label": STATUS_LABELS.get(c["status"], c["status"])}
-            for c in letter["components"]
-        ],
+        "components": [{**c, "label": email_body.component_label(c)} for c in letter["components"]],
         "window": [local_time(moment) for moment in letter["window"]] if letter["window"] else None,
         "when": letter["when"],
         "when_text": local_time(letter["when"]),

@@ -104,6 +104,18 @@ def personalize(body: str, links: dict[str, str], recipient: dict) -> str:
     return body
 
 
+# A component an incident names without giving it a status.
+NAMED_ONLY = "Affected"
+
+
+def component_label(component: dict) -> str:
+    """A letter's component as its email and chat messages say it: its status, and the note
+    beside it (`still affected by ...`)."""
+    status = component.get("status") or ""
+    label = STATUS_LABELS.get(status, status) or NAMED_ONLY
+    return f"{label}, {component['note']}" if component.get("note") else label
+
+
 def render(letter: dict, brand: dict, links: dict[str, str]) -> tuple[str, str]:
     """The letter as (plain text, HTML); `links`: the markers of the reader's own links."""
     letter = {**_LETTER, **letter}
@@ -112,7 +124,7 @@ def render(letter: dict, brand: dict, links: dict[str, str]) -> tuple[str, str]:
     components = [
         {
             **component,
-            "label": STATUS_LABELS.get(component["status"], component["status"]),
+            "label": component_label(component),
             "color": colors[_COMPONENT_COLORS.get(component["status"], "css_no_data")],
         }
         for component in letter["components"] or []

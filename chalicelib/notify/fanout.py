@@ -9,8 +9,9 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
 
-from chalicelib.domain import chat_platforms, incidents, organizations, subscribers
+from chalicelib.domain import chat_platforms, component_holds, incidents, organizations, subscribers
 from chalicelib.domain.errors import DomainError, NotFound
+from chalicelib.domain.incident_states import CLOSED
 from chalicelib.domain.postmortems import postmortem_of
 from chalicelib.notify import content, outbox, queues
 from chalicelib.observability import metrics
@@ -134,7 +135,12 @@ def _incident_event(event: OutboxEvent, page: Page, *, reminder: bool = False) -
     )
     if recipients is None:
         return 0
-    message = content.incident_content(page, incident, update, page_state(page), reminder=reminder)
+    held = None
+    if update.status in CLOSED:  # its email says which components another incident holds
+        held = component_holds.held_elsewhere(page.id, besides=incident.record.id).by_component
+    message = content.incident_content(
+        page, incident, update, page_state(page), reminder=reminder, held=held
+    )
     return _enqueue(event, message, recipients)
 
 

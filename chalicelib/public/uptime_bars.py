@@ -5,7 +5,8 @@ A day's color is its worst outage: a major outage red, a partial outage orange, 
 have no data. Each day has a card, as Statuspage's hover card: its minutes of major and
 partial outage and the incidents and maintenances that named the component while open that
 day (the snapshot keeps them for the bars' window: `content.uptime_part`). The uptime
-percentage weighs the durations (see `chalicelib.domain.uptime`).
+percentage weighs the durations (see `chalicelib.domain.uptime`: backfilled incidents are on
+the history's statuses, and a day whose uptime the owner edited shows what they set).
 """
 
 from dataclasses import dataclass, field
@@ -28,19 +29,31 @@ class Related:
     impact: str  # none, minor, major, critical, maintenance
 
 
+# Impacts of an incident that tell of downtime: a day card naming one does not say "No
+# downtime recorded" when the owner kept it out of uptime.
+DOWNTIME_IMPACTS = frozenset(uptime.DOWNTIME_OF_IMPACT)
+
+
 @dataclass(frozen=True)
 class Bar:
     day: date
     level: str  # up, minor, major, critical, nodata
     outages: list[str] = field(default_factory=list)  # `1 h 5 min major outage`, ...
     related: list[Related] = field(default_factory=list)
+    edited: bool = False  # the owner set the day's uptime
 
     @property
     def summary(self) -> str:
         """What the day's card says of its downtime."""
         if self.level == "nodata":
             return "No data"
-        return ", ".join(self.outages) if self.outages else "No downtime recorded"
+        if self.outages:
+            return ", ".join(self.outages) + (" (set by the team)" if self.edited else "")
+        if self.edited:
+            return "No downtime (set by the team)"
+        if any(related.impact in DOWNTIME_IMPACTS for related in self.related):
+            return "No downtime counted in uptime"
+        return "No downtime recorded"
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,7 @@ def bars_of(entry: dict, time_zone: str, now: datetime, days: int = DAYS) -> Upt
     start = _parse(entry["start"])
     segments = [(_parse(at), status) for at, status in entry["segments"]]
     spans = _spans(entry)
+    edits = uptime.edited_days(entry.get("edits"))
     today = now.astimezone(ZoneInfo(time_zone)).date()
     bars = []
     for offset in range(days - 1, -1, -1):
@@ -116,10 +130,10 @@ def bars_of(entry: dict, time_zone: str, now: datetime, days: int = DAYS) -> Upt
         if day_end <= start:
             bars.append(Bar(day, "nodata"))
             continue
-        measured = uptime.outage(segments, max(day_start, start), min(day_end, now))
+        measured = uptime.day_outage(segments, day, time_zone, start, now, edits)
         related = _related(spans, day_start, day_end, now)
-        bars.append(Bar(day, _level(measured), _outages(measured), related))
+        bars.append(Bar(day, _level(measured), _outages(measured), related, day in edits))
     window_start = max(uptime.day_bounds(today - timedelta(days=days - 1), time_zone)[0], start)
     seconds = (now - window_start).total_seconds()
-    total = uptime.outage(segments, window_start, now)
+    total = uptime.edited_outage(segments, window_start, now, time_zone, edits)
     return UptimeBars(bars, uptime.percentage(total, seconds))

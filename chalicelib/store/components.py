@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from pynamodb.attributes import (
     BooleanAttribute,
+    JSONAttribute,
     ListAttribute,
     NumberAttribute,
     UnicodeAttribute,
@@ -51,6 +52,9 @@ class Component(Model):
     # The status-day item its next change goes to, and how many changes that item holds.
     status_slot = UnicodeAttribute(null=True)
     status_slot_changes = NumberAttribute(default=0)
+    # Past days' uptime as the owner set it, which replaces what the status history gives:
+    # `{"YYYY-MM-DD" (page time): [minutes of major outage, minutes of partial outage]}`.
+    uptime_edits = JSONAttribute(null=True)
     created_at = UTCDateTimeAttribute()
     updated_at = UTCDateTimeAttribute()
     version = VersionAttribute()

@@ -126,6 +126,9 @@ class IncidentRecord(Model):
     reminder_intervals = UnicodeAttribute(null=True)
     reminders_sent = NumberAttribute(null=True)
     postmortem = MapAttribute(null=True)
+    # A backfilled incident that counts toward uptime by its impact, from when it began until
+    # resolved (realtime incidents count through the component statuses they set).
+    counts_in_uptime = BooleanAttribute(null=True)
     version = VersionAttribute(null=True)
     due = UnicodeAttribute(null=True)
     due_at = UTCDateTimeAttribute(null=True)

@@ -209,11 +209,14 @@ def uptime_mark(record: IncidentRecord) -> dict:
 
 
 def uptime_part(history: dict[str, tuple], related: list[IncidentRecord] = ()) -> dict:
-    """Each showcased component's start and statuses over the bars' window, and the newest
-    `UPTIME_MARKS` of the `related` incidents that named it (for its bars' day cards)."""
+    """Each showcased component's start, statuses and edited days (`{day: [minutes of major,
+    of partial outage]}`) over the bars' window, and the newest `UPTIME_MARKS` of the
+    `related` incidents that named it (for its bars' day cards)."""
     marks: dict[str, list[dict]] = {component_id: [] for component_id in history}
     for record in sorted(related, key=lambda record: record.id, reverse=True):
-        for component_id in dict.fromkeys(record.component_ids or []):
+        # A backfilled outage that named no component counts on every one (`uptime`).
+        named = record.component_ids or (list(marks) if record.counts_in_uptime else [])
+        for component_id in dict.fromkeys(named):
             listed = marks.get(component_id)
             if listed is not None and len(listed) < UPTIME_MARKS:
                 listed.append(uptime_mark(record))
@@ -221,9 +224,10 @@ def uptime_part(history: dict[str, tuple], related: list[IncidentRecord] = ()) -
         component_id: {
             "start": clock.iso(start),
             "segments": [[clock.iso(at), status] for at, status in segments],
+            "edits": edits,
             "incidents": marks[component_id],
         }
-        for component_id, (start, segments) in history.items()
+        for component_id, (start, segments, edits) in history.items()
     }
 
 

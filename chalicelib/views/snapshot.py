@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from chalicelib import clock, config
 from chalicelib.domain import components, incidents, metrics, uptime
-from chalicelib.domain.pages import find_page, profile_of
+from chalicelib.domain.pages import find_page
 from chalicelib.recent import Recent
 from chalicelib.store import snapshots
 from chalicelib.store.base import read_together
@@ -164,15 +164,21 @@ def _trimmed(entries: list[dict], listed: int) -> list[dict]:
 
 
 def _uptime_history(page: Page, records: list[Component]) -> dict:
-    """Start and statuses over the bars' window of each showcased component (a Query each)."""
-    time_zone = profile_of(page).get("time_zone") or "Etc/UTC"
-    window_start = clock.now() - UPTIME_WINDOW
+    """Start, statuses and edited days over the bars' window of each showcased component (a
+    Query each), the backfilled outages of the window on its statuses (one bounded query)."""
+    time_zone = uptime.time_zone_of(page)
+    now = clock.now()
+    window_start = now - UPTIME_WINDOW
+    showcased = [record for record in records if not record.group and record.showcase]
+    past = uptime.past_outages(page.id, window_start, now) if showcased else []
+    first_day = uptime.local_date(window_start, time_zone).isoformat()
     history = {}
-    for record in records:
-        if record.group or not record.showcase:
-            continue
+    for record in showcased:
         start = uptime.start_of(record, time_zone)
-        history[record.id] = (start, uptime.history(record, max(window_start, start)))
+        statuses = uptime.history(record, max(window_start, start))
+        segments = uptime.with_past_outages(statuses, record.id, past)
+        edits = {day: v for day, v in (record.uptime_edits or {}).items() if day >= first_day}
+        history[record.id] = (start, segments, edits)
     return history
 
 

@@ -4,7 +4,8 @@ subscribers imported from CSV (3 rows refused), one unsubscribed after its confi
 overview's group showing its worst member; an incident on two components while another
 incident holds a third (nothing taken over), updated, edited, resolved, with a published
 postmortem (edited after its draft was saved: the edit is published); a maintenance refused
-in its form (the end before the start), then scheduled, moved and cancelled in the page's time zone; a metric
+in its form (the end before the start), then scheduled, moved (its subscribers emailed the new
+window) and cancelled in the page's time zone; a metric
 and its data; a page access user; a user with one role, who then sees no control for what
 that role does not allow. The API is used only to read results back (and to open the other
 incident). Every screen is held to axe and photographed at 1280 and 390 px (`month_*`)."""
@@ -37,6 +38,8 @@ from tests.e2e.console_driver import (  # noqa: E402
     submit,
     texts,
 )
+from tests.e2e.stack import wait_for  # noqa: E402
+from tests.sent_mail import Mail, sent_mail_over_http  # noqa: E402
 
 PAGE_NAME = "Acme Cloud"
 ZONE = "America/New_York"
@@ -97,6 +100,17 @@ def type_time(browser, element_id: str, value: str) -> None:
     half = "AM" if hour < 12 else "PM"  # typing starts at the field's first part, the month
     field.send_keys(f"{month}{date}{year}", Keys.TAB, f"{hour % 12 or 12:02d}{minute:02d}{half}")
     assert field.get_attribute("value") == value, field.get_attribute("value")
+
+
+def moved_mail(stack, address: str) -> Mail:
+    """The email telling `address` of the maintenance's move, once the stack has sent it."""
+
+    def found() -> list[Mail]:
+        sent = sent_mail_over_http(f"http://127.0.0.1:{stack.moto_port}")
+        return [m for m in sent if m.to == [address] and "rescheduled" in m.body]
+
+    assert wait_for(found), f"no email of the move to {address}"
+    return found()[-1]
 
 
 def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
@@ -177,6 +191,17 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     group_id = made["Platform"]["id"]
     assert made["REST API"]["group_id"] == made["Webhooks"]["group_id"] == group_id
     ids = {name: component["id"] for name, component in made.items()}
+
+    # Website's past uptime: a day's minutes of major outage set by hand (the first day it
+    # may be: the component's own, today), which the uptime API then counts.
+    submit(browser, browser.find_element(By.LINK_TEXT, "Website"))
+    seen("component_edit")
+    submit(browser, browser.find_element(By.LINK_TEXT, "Edit past uptime"))
+    seen("component_uptime")
+    browser.find_element(By.ID, "major_outage").send_keys("30")
+    go("Save the day", "component_uptime_saved")
+    assert notice() == "Day saved"
+    assert api(f"/v1/pages/{page_id}/components/{ids['Website']}/uptime")["major_outage"] == 1800
 
     # 50 subscribers from a CSV file: the preview shows 47 to add and the 3 refused rows.
     csv_file = tmp_path / "subscribers.csv"
@@ -352,10 +377,19 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
     go("Edit or delete", "maintenance_edit")
     type_time(browser, "scheduled_for", MOVED[0])
     type_time(browser, "scheduled_until", MOVED[1])
+    notify = browser.find_element(
+        By.XPATH, "//label[contains(., 'Notify subscribers of the new window')]/input"
+    )
+    assert notify.is_selected()  # ticked at first
     go("Save the changes", "maintenance_moved")
     moved = api(f"/v1/pages/{page_id}/incidents/{maintenance_id}")
     assert utc(moved["scheduled_for"]) == datetime(2099, 1, 15, 8, tzinfo=UTC)
     assert utc(moved["scheduled_until"]) == datetime(2099, 1, 15, 10, tzinfo=UTC)
+    assert moved["incident_updates"][0]["body"] == "This maintenance has been rescheduled."
+    # A page subscriber's email of the move, read back from the stack's sends: the new window.
+    told = moved_mail(stack, "reader1@example.com")
+    assert told.subject == f"[{PAGE_NAME}] Database upgrade - scheduled"
+    assert "Scheduled: Jan 15, 2099 - 03:00 EST until Jan 15, 2099 - 05:00 EST" in told.body
     go("Edit or delete", "maintenance_edit_again")
     go("Cancel the maintenance", "maintenance_cancelled")
     assert api(f"/v1/pages/{page_id}/incidents/{maintenance_id}")["status"] == "completed"
@@ -364,6 +398,22 @@ def test_a_page_owners_month_by_clicks(stack, browser, axe_script, tmp_path):
         "Database upgrade"
         not in browser.find_element(By.ID, "maintenances").find_element(By.XPATH, "..").text
     )
+
+    # A past incident backfilled with its impact; "Count it in the uptime bars" ticked at first.
+    section("Incidents", "incidents_list")
+    submit(browser, browser.find_element(By.LINK_TEXT, "Backfill a past incident"))
+    seen("backfill")
+    assert browser.find_element(By.XPATH, "//label[contains(., 'uptime bars')]/input").is_selected()
+    browser.find_element(By.ID, "name").send_keys("Dashboard outage last week")
+    Select(browser.find_element(By.ID, "impact")).select_by_value("critical")
+    last_week = (datetime.now(ZoneInfo(ZONE)) - timedelta(days=7)).strftime("%Y-%m-%d")
+    type_time(browser, "began", f"{last_week}T09:00")
+    type_time(browser, "resolved_at", f"{last_week}T10:30")
+    browser.find_element(By.ID, "body").send_keys("The dashboard did not load.")
+    go("Add the past incident", "backfilled")
+    past_id = browser.current_url.split("?")[0].rsplit("/", 1)[-1]
+    past = api(f"/v1/pages/{page_id}/incidents/{past_id}")
+    assert (past["impact"], past["status"]) == ("critical", "resolved")
 
     # A metric, and a value entered for it.
     section("Metrics", "metrics")
