@@ -236,12 +236,12 @@ def counted_in_uptime(
     page_id: str, start: datetime, end: datetime, limit: int
 ) -> list[IncidentRecord]:
     """The backfilled incidents that count toward uptime and began in [start, end), newest
-    first (the newest `limit`): the incidents of the period are read, only those are kept."""
+    first (the newest `limit`): a sparse index of those alone, whatever else the period
+    holds."""
     return list(
-        IncidentRecord.by_start.query(
+        IncidentRecord.counted_backfills.query(
             page_id,
             IncidentRecord.started_at.between(start, end),
-            IncidentRecord.counts_in_uptime == True,  # noqa: E712 (a condition, not a test)
             scan_index_forward=False,
             limit=limit,
         )
@@ -667,7 +667,7 @@ def create_incident(
             scheduled_auto_completed=bool(fields.scheduled_auto_completed),
             **{flag: getattr(fields, flag) for flag in AUTO_TRANSITION_FLAGS},
             reminder_intervals=reminder_intervals(fields.reminder_intervals),
-            counts_in_uptime=True if began and not scheduled and in_uptime else None,
+            uptime_page=page_id if began and not scheduled and in_uptime else None,
             created_at=created,
             updated_at=moment,
         )

@@ -85,6 +85,18 @@ class IncidentsByStart(GlobalSecondaryIndex):
     started_at = UTCDateTimeAttribute(range_key=True)
 
 
+class CountedBackfills(GlobalSecondaryIndex):
+    """Sparse: only backfilled incidents that count toward uptime carry `uptime_page`, so the
+    uptime bars read them without reading the other incidents of their window."""
+
+    class Meta:
+        index_name = "uptime-by-page"
+        projection = AllProjection()
+
+    uptime_page = UnicodeAttribute(hash_key=True)
+    started_at = UTCDateTimeAttribute(range_key=True)
+
+
 class IncidentRecord(Model):
     """hash `page_id`, range `key`: an incident (`kind` "incident") or one of its updates
     (`kind` "update"). Fields that only one of the two has are null on the other."""
@@ -126,9 +138,11 @@ class IncidentRecord(Model):
     reminder_intervals = UnicodeAttribute(null=True)
     reminders_sent = NumberAttribute(null=True)
     postmortem = MapAttribute(null=True)
-    # A backfilled incident that counts toward uptime by its impact, from when it began until
-    # resolved (realtime incidents count through the component statuses they set).
-    counts_in_uptime = BooleanAttribute(null=True)
+    # On a backfilled incident that counts toward uptime by its impact, from when it began
+    # until resolved, the page's id (`CountedBackfills`); realtime incidents count through the
+    # component statuses they set.
+    uptime_page = UnicodeAttribute(null=True)
+    counted_backfills = CountedBackfills()
     version = VersionAttribute(null=True)
     due = UnicodeAttribute(null=True)
     due_at = UTCDateTimeAttribute(null=True)
@@ -142,6 +156,11 @@ class IncidentRecord(Model):
     by_page = IncidentsByPage()
     open_index = OpenIncidents()
     by_start = IncidentsByStart()
+
+    @property
+    def counts_in_uptime(self) -> bool:
+        return self.uptime_page is not None
+
     # An update's own fields.
     body = UnicodeAttribute(null=True)
     display_at = UTCDateTimeAttribute(null=True)
