@@ -87,22 +87,9 @@ def test_a_chart_slides_its_window_on_to_the_readers_clock(stack, browser, reade
     stays as it is while no data arrives; the page's script slides it on to now: the value of
     25 hours ago leaves the window, the table and the average."""
     admin = PageAdmin(stack)
-    providers = stack.get(f"/v1/pages/{admin.page_id}/metrics_providers", admin.key).json()
-    (own,) = [provider for provider in providers if provider["type"] == "Self"]
-    metric = admin.create(
-        f"metrics_providers/{own['id']}/metrics",
-        "metric",
-        {"name": "API latency", "display": True, "suffix": " ms", "decimal_places": 1},
-    )
+    metric = admin.charted_metric(name="API latency", display=True, suffix=" ms", decimal_places=1)
     now = int(time.time())
-    for offset, value in ((25 * 3600, 10), (2 * 3600, 30)):
-        answer = stack.send(
-            "POST",
-            f"/v1/pages/{admin.page_id}/metrics/{metric['id']}/data",
-            admin.key,
-            {"data": {"timestamp": now - offset, "value": value}},
-        )
-        assert answer.status_code == 201, answer.text
+    admin.add_points(metric, [(now - 25 * 3600, 10), (now - 2 * 3600, 30)])
     css = ".metric-data tbody tr"
     assert published(browser, admin.url(), css, 2)
     chart = browser.find_element(By.CSS_SELECTOR, f"[data-metric-id='{metric['id']}']")
