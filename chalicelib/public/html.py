@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chalicelib.domain import component_groups, metrics
+from chalicelib.domain import component_groups
 from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.public import days, metric_charts, theme, uptime_bars
@@ -217,8 +217,6 @@ def status_page(
             metric_period=period,
             metric_periods=metric_charts.PERIOD_LABELS,
             chart_size=metric_charts.SIZE,
-            chart_pad=metric_charts.PAD,
-            chart_windows=metrics.WINDOWS,
             phone_days=uptime_bars.PHONE_DAYS,
         )
     )

@@ -26,6 +26,7 @@ from chalicelib.domain import errors, metric_sources, metrics
 WIDTH = 1000  # the stretched plot's units across
 PLOT_HEIGHT = 120  # pixels
 PAD = 8  # pixels kept free above the highest value and below the lowest
+BASELINE = PLOT_HEIGHT - PAD  # the area's bottom, in pixels from the plot's top
 AXIS_HEIGHT = 22  # pixels below the plot for the time axis
 DEFAULT_PERIOD = "day"
 PERIOD_LABELS = {"day": "Day", "week": "Week", "month": "Month"}
@@ -96,6 +97,14 @@ class Chart:
     dots: list[Point] | None = None  # the points drawn as dots
     ticks: list[Tick] | None = None
     end: int = 0  # the window's end (Unix seconds): the end of its newest point's bucket
+
+    @property
+    def window(self) -> metrics.Window:
+        return metrics.WINDOWS[self.period]
+
+    @property
+    def baseline(self) -> int:
+        return BASELINE
 
     @property
     def label(self) -> str:
@@ -199,7 +208,7 @@ def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone
             bucket.average,
         )
         points.append(point)
-    line, area = _paths(points, PLOT_HEIGHT - PAD)
+    line, area = _paths(points, BASELINE)
     dots = points if len(points) <= DOTTED_AT_MOST else []
     return Chart(
         metric,

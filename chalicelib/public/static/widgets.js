@@ -16,26 +16,25 @@
     var pageZone = note && note.dataset.timeZone;
     var readerZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     var relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
-    var clockIn = function (zone, withDay) {
-      var options = { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
-      if (withDay) { options.month = "short"; options.day = "numeric"; }
-      options.timeZoneName = "short";
-      return new Intl.DateTimeFormat("en-US", options);
+    // Formatters are dear to make: one of each, for a page of many times.
+    var format = function (zone, options) {
+      return new Intl.DateTimeFormat("en-US", Object.assign({ timeZone: zone }, options));
     };
-    var dayIn = function (zone) {
-      return new Intl.DateTimeFormat("en-US", { timeZone: zone, dateStyle: "medium" });
-    };
-    var wallClock = function (zone) {
-      return new Intl.DateTimeFormat("en-US", {
-        timeZone: zone, dateStyle: "short", timeStyle: "short", hourCycle: "h23"
-      });
+    var wall = { dateStyle: "short", timeStyle: "short", hourCycle: "h23" };
+    var clock = { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" };
+    var differs = pageZone && readerZone && {
+      wall: [format(pageZone, wall), format(readerZone, wall)],
+      day: [format(pageZone, { dateStyle: "medium" }), format(readerZone, { dateStyle: "medium" })],
+      time: format(readerZone, clock),
+      dayAndTime: format(readerZone, Object.assign({ month: "short", day: "numeric" }, clock))
     };
     // The reader's own time of a moment, where their clock reads otherwise than the page's.
     var readersTime = function (moment) {
-      if (!pageZone || !readerZone) { return ""; }
-      if (wallClock(pageZone).format(moment) === wallClock(readerZone).format(moment)) { return ""; }
-      var otherDay = dayIn(pageZone).format(moment) !== dayIn(readerZone).format(moment);
-      return clockIn(readerZone, otherDay).format(moment) + " your time";
+      if (!differs || differs.wall[0].format(moment) === differs.wall[1].format(moment)) {
+        return "";
+      }
+      var otherDay = differs.day[0].format(moment) !== differs.day[1].format(moment);
+      return (otherDay ? differs.dayAndTime : differs.time).format(moment) + " your time";
     };
     var ago = function (seconds) {
       var size = Math.abs(seconds);
@@ -50,7 +49,8 @@
       var aside = document.createElement("span");
       aside.className = "time-aside";
       time.after(aside);
-      return { time: time, at: new Date(time.dateTime), aside: aside };
+      var at = new Date(time.dateTime);
+      return { time: time, at: at, aside: aside, own: readersTime(at) };
     });
     var countdowns = document.querySelectorAll(".countdown[data-relative=countdown]");
     var tell = function () {
@@ -58,8 +58,7 @@
       moments.forEach(function (moment) {
         var parts = [];
         if (moment.time.dataset.relative === "ago") { parts.push(ago((moment.at - now) / 1000)); }
-        var own = readersTime(moment.at);
-        if (own) { parts.push(own); }
+        if (moment.own) { parts.push(moment.own); }
         moment.aside.textContent = parts.length ? " (" + parts.join("; ") + ")" : "";
       });
       countdowns.forEach(function (countdown) {
@@ -75,7 +74,7 @@
       note.textContent += " Beside them, in your own time zone (" + readerZone + ").";
     }
     tell();
-    setInterval(tell, 30000);
+    if (document.querySelector("[data-relative]")) { setInterval(tell, 30000); }
   };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", times);
