@@ -72,6 +72,7 @@ E2E_SECONDS = {
     "test_third_party_e2e": 13,
     "test_public_page_browser": 13,
     "test_public_page_widgets": 13,
+    "test_public_page_times": 15,
     "test_notifications_e2e": 12,
     "test_export_roundtrip": 12,
     "test_local_stack": 12,

@@ -1,8 +1,9 @@
 """Caching headers of public views: a short `Cache-Control`, an `ETag`, 304 on a match.
 
 A view's ETag comes from its snapshot's version and what else the view depends on (its
-path, its query, for time-dependent views the current ten minutes), so it is known before
-rendering: a revalidation costs the snapshot read and nothing more.
+path, its query, for the views that change with time alone the part of the clock they show:
+`clock_changes.period_of`), so it is known before rendering: a revalidation costs the
+snapshot read and nothing more.
 """
 
 import hashlib
@@ -11,17 +12,9 @@ from collections.abc import Callable
 
 from chalice import Response
 
-from chalicelib import clock
-
 MAX_AGE_SECONDS = 10
-# Views that show "today" or "the past 14 days" change with time, not only with writes.
-TIME_BUCKET_SECONDS = 600
 _RENDERED_CACHE_SIZE = 64
 _rendered: OrderedDict[str, str] = OrderedDict()
-
-
-def time_bucket() -> str:
-    return str(int(clock.now().timestamp()) // TIME_BUCKET_SECONDS)
 
 
 def etag_of(*parts: str) -> str:

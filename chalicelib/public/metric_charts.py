@@ -8,6 +8,10 @@ script reads that table to show the value under the pointer or, by the arrow key
 keyboard's focus; the page's policy allows no `style` attribute, so the chart is drawn with SVG
 attributes and the page's style sheet only.
 
+The window ends with the newest point's bucket, so the page's files stay as published while
+no data arrives; the page's script slides each chart on to the reader's clock (the points, the
+line, the axis, the average), from the table's times and values.
+
 Geometry: the SVG has no `viewBox`, so its units are the CSS pixels of the page: horizontal
 places are percentages of its width (ticks, points), and the line and area are drawn in a
 nested SVG stretched across it (`WIDTH` units wide), whose stroke does not scale.
@@ -22,6 +26,7 @@ from chalicelib.domain import errors, metric_sources, metrics
 WIDTH = 1000  # the stretched plot's units across
 PLOT_HEIGHT = 120  # pixels
 PAD = 8  # pixels kept free above the highest value and below the lowest
+BASELINE = PLOT_HEIGHT - PAD  # the area's bottom, in pixels from the plot's top
 AXIS_HEIGHT = 22  # pixels below the plot for the time axis
 DEFAULT_PERIOD = "day"
 PERIOD_LABELS = {"day": "Day", "week": "Week", "month": "Month"}
@@ -58,6 +63,7 @@ class Point:
     at: str  # ISO 8601, UTC
     time: str  # when, in the page's time zone: `Mar 3, 14:05`
     value: str  # formatted, with the metric's suffix
+    average: float = 0.0  # the bucket's, as a number
 
     @property
     def units_x(self) -> float:
@@ -70,6 +76,12 @@ class Tick:
     x: float  # percent of the width
     label: str
     anchor: str  # start, middle, end: how the label hangs on the tick
+    at: int = 0  # Unix seconds
+
+    @property
+    def later(self) -> bool:
+        """Past the chart's end: shown by the page's script once its window slides there."""
+        return self.x > 100
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,15 @@ class Chart:
     area: str = ""  # the path of the shaded area under it
     dots: list[Point] | None = None  # the points drawn as dots
     ticks: list[Tick] | None = None
+    end: int = 0  # the window's end (Unix seconds): the end of its newest point's bucket
+
+    @property
+    def window(self) -> metrics.Window:
+        return metrics.WINDOWS[self.period]
+
+    @property
+    def baseline(self) -> int:
+        return BASELINE
 
     @property
     def label(self) -> str:
@@ -116,11 +137,15 @@ def _percent(moment: float, start: float, end: float) -> float:
     return round((moment - start) / (end - start) * 100, 3)
 
 
-def ticks_of(start: float, end: float, period: str, time_zone: str) -> list[Tick]:
-    """The time axis over [start, end) (Unix seconds), on the page's own hours and days."""
+def ticks_of(
+    start: float, end: float, period: str, time_zone: str, until: float | None = None
+) -> list[Tick]:
+    """The time axis over [start, end) (Unix seconds), on the page's own hours and days;
+    with `until`, its ticks on to then too (past 100 %)."""
     zone = ZoneInfo(time_zone)
+    until = end if until is None else until
     first = datetime.fromtimestamp(start, UTC).astimezone(zone).date()
-    last = datetime.fromtimestamp(end, UTC).astimezone(zone).date()
+    last = datetime.fromtimestamp(until, UTC).astimezone(zone).date()
     ticks = []
     day = first
     while day <= last:
@@ -128,7 +153,7 @@ def ticks_of(start: float, end: float, period: str, time_zone: str) -> list[Tick
             for hour in _TICK_HOURS[period]:
                 moment = datetime.combine(day, time(hour), zone)
                 seconds = moment.timestamp()
-                if start <= seconds <= end:
+                if start <= seconds <= until:
                     ticks.append(_tick(moment, _percent(seconds, start, end), period))
         day += timedelta(days=1)
     return ticks
@@ -137,7 +162,7 @@ def ticks_of(start: float, end: float, period: str, time_zone: str) -> list[Tick
 def _tick(moment: datetime, x: float, period: str) -> Tick:
     label = f"{moment:%H:%M}" if period == "day" else f"{moment:%b} {moment.day}"
     anchor = "start" if x < _EDGE else "end" if x > 100 - _EDGE else "middle"
-    return Tick(x, label, anchor)
+    return Tick(x, label, anchor, int(moment.timestamp()))
 
 
 def _paths(points: list[Point], baseline: float) -> tuple[str, str]:
@@ -180,9 +205,10 @@ def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone
             moment.isoformat().replace("+00:00", "Z"),
             moment_label(moment.astimezone(zone)),
             formatted(metric, bucket.average),
+            bucket.average,
         )
         points.append(point)
-    line, area = _paths(points, PLOT_HEIGHT - PAD)
+    line, area = _paths(points, BASELINE)
     dots = points if len(points) <= DOTTED_AT_MOST else []
     return Chart(
         metric,
@@ -194,14 +220,27 @@ def chart_of(metric: dict, buckets: list[metrics.Bucket], period: str, time_zone
         line,
         area,
         dots,
-        ticks_of(start, end, period, time_zone),
+        # A window's more of ticks: the page's script slides the window on to the reader's now.
+        ticks_of(start, end, period, time_zone, until=end + metrics.WINDOWS[period].seconds),
+        end,
     )
 
 
 def _buckets(page_id: str, metric: dict, window: metrics.Window, now: datetime):
+    """The window up to the newest point's bucket, not up to the clock: the chart changes when
+    data arrives, not as time passes (the page's script slides it on to the reader's now).
+    None at all in the window up to now: no buckets (a chart of no data, without a time axis).
+    A Query, and a second one only when the newest point is older than the current bucket."""
     source = metric_sources.source_of(page_id, metric["id"], metric.get("metrics_provider_id"))
     try:
-        return source.points(window, now)
+        buckets = source.points(window, now)
+        newest = next((bucket for bucket in reversed(buckets) if bucket.points), None)
+        if newest is None:
+            return []
+        if newest is not buckets[-1]:
+            last = newest.start + window.bucket_seconds - 1
+            buckets = source.points(window, datetime.fromtimestamp(last, UTC))
+        return buckets
     except errors.Unavailable:
         return []  # a provider-linked metric: charted as having no data
 

@@ -3,8 +3,8 @@ site store, where readers get them without the app.
 
 Every committed change the public sees asks for a publish of its page (`request_committed`,
 a message on the publish queue); the every-minute function asks again for the pages whose
-files are due (a change whose message was lost, or a time bucket that turned: today's bar,
-the day's boundary in the page's time zone, the metric charts).
+files are due (a change whose message was lost, or what time alone changes: the page's
+day, an outage's growing minutes; `clock_changes`).
 
 A publish that finds the page's files current does nothing, so a burst of writes publishes a
 few times, not once per write, and the last write's own message always finds its change
@@ -29,16 +29,15 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
 from chalicelib.domain import pages
 from chalicelib.domain.unit_of_work import Committed
 from chalicelib.notify import queues
 from chalicelib.observability import metrics
-from chalicelib.public import caching, site
+from chalicelib.public import clock_changes, site
 from chalicelib.sitestore import SiteStore, branding, current, hosts
 from chalicelib.views import content
 from chalicelib.views import snapshot as page_snapshot
@@ -59,8 +58,6 @@ _COMPRESSED_TYPES += ("application/javascript", "image/svg")
 # Quick levels: brotli's best (11) took half a publish's time for little less size.
 BROTLI_QUALITY = 5
 GZIP_LEVEL = 6
-# The metric charts show the last minute's points.
-CHARTS_EVERY = timedelta(minutes=1)
 
 
 @dataclass
@@ -243,18 +240,10 @@ def _encodings(file: site.File) -> list[str]:
 
 
 def _due(data: dict, now: datetime) -> datetime:
-    """When the page's files change with time alone: the next time bucket of the views that
-    show "today" (caching's), the next midnight in the page's time zone, and each minute for
-    metric charts."""
-    bucket = caching.TIME_BUCKET_SECONDS
-    due = datetime.fromtimestamp((int(now.timestamp()) // bucket + 1) * bucket, UTC)
-    zone = ZoneInfo(data["page"]["time_zone"])
-    local = now.astimezone(zone)
-    midnight = datetime.combine(local.date() + timedelta(days=1), datetime.min.time(), zone)
-    due = min(due, midnight.astimezone(UTC))
-    if data.get("metrics"):
-        due = min(due, now.replace(second=0, microsecond=0) + CHARTS_EVERY)
-    return due
+    """When the page's files change with time alone (`clock_changes`): its next midnight,
+    and the next ten minutes while an outage's minutes grow. Metric charts are not due: they
+    slide in the reader's browser, and their data's arrival asks for a publish itself."""
+    return clock_changes.next_change(data, now)
 
 
 def save(built: Build, store: SiteStore) -> bool:

@@ -22,6 +22,7 @@ from chalicelib.observability import logs as structured_logs
 from chalicelib.public import (
     audience,
     caching,
+    clock_changes,
     days,
     embed_script,
     feeds,
@@ -284,8 +285,9 @@ def status_page(visit: Visit) -> Response:
         charts = metric_charts.charts(visit.data, period, now) if charted else []
         return html.status_page(visit.data, visit.base, now, charts, period)
 
+    # Data points change no snapshot: an answer of the app with charts is kept a minute.
     fresh = (period, str(int(now.timestamp()) // 60)) if charted else ()
-    return visit.respond(HTML, render, "page", caching.time_bucket(), *fresh)
+    return visit.respond(HTML, render, "page", clock_changes.period_of(visit.data, now), *fresh)
 
 
 @public_view(
@@ -306,7 +308,9 @@ def history_page(visit: Visit) -> Response:
         entries = [content.brief_entry(r) for r in found if visit.shows(r.component_ids)]
         return html.history_page(visit.data, visit.base, period, entries, now)
 
-    return visit.respond(HTML, render, "history", period.label, caching.time_bucket())
+    return visit.respond(
+        HTML, render, "history", period.label, clock_changes.period_of(visit.data, now)
+    )
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)

@@ -1,6 +1,8 @@
 """A page's settings in the console: saved as the API's page update saves them (seen on the
 public page), previewed without saving, refused without the role or a CSRF token."""
 
+import re
+
 import pytest
 
 
@@ -49,9 +51,10 @@ def test_a_preview_renders_the_public_page_and_saves_nothing(console, make_user,
     )
     assert preview.status == 200
     assert "Preview &lt;b&gt;name&lt;/b&gt;" in preview.text and "--greens: #123456" in preview.text
-    # Framed by the console only, and running no script, as the public page.
+    # Framed by the console only, and running no script but the public page's own (its hash).
     policy = preview.headers["content-security-policy"]
-    assert "frame-ancestors 'self'" in policy and "script-src" not in policy
+    assert "frame-ancestors 'self'" in policy
+    assert re.search(r"script-src 'sha256-[^' ]+';", policy), policy
     assert preview.headers["x-frame-options"] == "SAMEORIGIN"
     assert world.api.get(f"/v1/pages/{world.page_id}").json["name"] == "Acme"
     saved = console.get(f"{settings}/preview")

@@ -30,7 +30,7 @@ def chart_of(html: str, metric_id: str) -> str:
 def values_of(chart: str) -> list[tuple[str, str]]:
     """The chart's table: (time, value) of each point, oldest first."""
     return re.findall(
-        r'<tr data-x="[\d.]+" data-y="[\d.]+"><td><time datetime="[^"]+">([^<]*)</time></td>'
+        r'<tr data-x="[\d.]+" data-y="[\d.]+"[^>]*><td><time datetime="[^"]+">([^<]*)</time></td>'
         r"<td>([^<]*)</td></tr>",
         chart,
     )
