@@ -189,7 +189,7 @@ def authorized_incident(screen: Screen) -> incidents.Incident:
     return existing
 
 
-@console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",))
+@console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",), again=show_incident)
 def update_incident(screen: Screen) -> Response:
     """Post an update (a status and/or a message, component statuses), or resolve; a
     resolved incident takes follow-ups too, its status kept unless another is chosen."""

@@ -114,7 +114,7 @@ def show_settings(screen: Screen) -> Response:
     )
 
 
-@console_view(SETTINGS, ("POST",))
+@console_view(SETTINGS, ("POST",), again=show_settings)
 def save_settings(screen: Screen) -> Response:
     page = _page(screen)
     pages.update_page(page, _fields(screen))
