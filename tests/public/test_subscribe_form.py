@@ -93,6 +93,14 @@ def test_a_whole_group_chosen_subscribes_to_each_of_its_members(world, visitor):
     (subscriber,) = subscribers.listed(world.page_id, state="unconfirmed")
     assert list(subscriber.component_ids) == [website["id"], api["id"], database["id"]]
 
+    # The manage page shows the group chosen whole, and reads a group chosen there alike.
+    manage = subscribers.link_path(subscriber, subscribers.MANAGE)
+    assert f'value="{core["id"]}" data-whole-group checked' in visitor.api.get(manage).text
+    saved = post_form(visitor, manage, [("whole_groups[]", core["id"])])
+    assert saved.status == 200, saved.text
+    kept = subscribers.find(world.page_id, subscriber.id)
+    assert list(kept.component_ids) == [api["id"], database["id"]]
+
 
 def test_the_ways_to_subscribe_read_as_a_sentence(world, visitor):
     update_page(world, allow_webhook_subscribers=False)
