@@ -3,6 +3,8 @@ the next screen, look at it at desktop and phone widths, and read the public pag
 
 import os
 import re
+import struct
+import zlib
 
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
@@ -163,3 +165,20 @@ def public_text(browser, stack, page_id: str, path: str = "") -> str:
     browser.get(f"{stack.url}/s/{page_id}{path}")
     browser.refresh()  # the public page may be cached a minute: ask again, as a reader would
     return browser.find_element(By.TAG_NAME, "body").text
+
+
+def png(rgb: bytes = b"\x1f\x4e\xd0", width: int = 120, height: int = 40) -> bytes:
+    """A small real PNG of one colour (by default blue), as a logo uploaded in the console."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + rgb * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )

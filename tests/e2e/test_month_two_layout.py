@@ -15,8 +15,6 @@ With `SCREENS_DIR=/some/folder`, the home page, an incident and the console over
 saved there at 1280 and 390 px, light and dark (`{name}_{width}_{scheme}.png`)."""
 
 import os
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
@@ -32,6 +30,7 @@ from selenium.webdriver.support.select import Select  # noqa: E402
 from tests.e2e.console_driver import (  # noqa: E402
     button,
     first_start_of,
+    png,
     sign_in_owner,
     submit,
     width_at,
@@ -43,23 +42,6 @@ GROUPS = {
     "Edge": ("CDN", "DNS", "Email", "Webhooks"),
 }
 SCREENS_DIR = os.environ.get("SCREENS_DIR")
-
-
-def png(rgb: bytes, width: int = 160, height: int = 48) -> bytes:
-    """A small real PNG of one colour (a logo of dark text is mostly dark)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    rows = b"".join(b"\x00" + rgb * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
 
 
 class MonthTwoPage:
