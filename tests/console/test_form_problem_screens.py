@@ -141,3 +141,32 @@ def test_a_metric_refused_keeps_what_was_typed(console, make_user, world):
     text = _refused(answer, "Metrics")
     assert _beside(text, "metric-name") == "The name cannot be empty"
     assert 'value=" ms"' in text
+
+
+def test_a_check_refused_keeps_what_was_typed(console, make_user, world):
+    from tests.console.test_check_screens import _form as check_form
+
+    shop = make_component(world, "Shop")["id"]
+    console.sign_in(make_user())
+    new = f"/manage/pages/{world.page_id}/components/{shop}/checks/new"
+    console.get(new)
+    answer = console.post(new, check_form("https://shop.example.com/health", timeout="999"))
+    assert answer.status == 422, answer.text
+    text = answer.text
+    assert "<strong>Please check the form.</strong>" in text
+    assert 'value="https://shop.example.com/health"' in text and 'value="999"' in text
+    assert 'aria-describedby="check-timeout-problem"' in text
+
+
+def test_an_integration_refused_keeps_what_was_typed(console, make_user, world):
+    from tests.console.test_integration_screens import _form as integration_form
+
+    console.sign_in(make_user())
+    screens = f"/manage/pages/{world.page_id}/integrations"
+    console.get(screens)
+    answer = console.post(
+        f"{screens}/new", integration_form(name="Prometheus", hold_minutes="soon")
+    )
+    text = _refused(answer, "Monitoring")
+    assert 'value="Prometheus"' in text and 'value="soon"' in text
+    assert 'aria-describedby="integration-hold-problem"' in text
