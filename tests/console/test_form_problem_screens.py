@@ -95,10 +95,23 @@ def test_settings_refused_keep_what_was_typed(console, make_user, world):
     console.sign_in(make_user())
     path = f"/manage/pages/{world.page_id}/settings"
     console.get(path)
-    answer = console.post(path, {"page[name]": "Renamed <page>", "page[url]": "not a url"})
+    answer = console.post(
+        path,
+        [
+            ("page[name]", "Renamed <page>"),
+            ("page[url]", "not a url"),
+            ("page[page_description]", "Kept <text>"),
+            ("page[time_zone]", "Europe/Paris"),
+            ("page[allow_sms_subscribers]", "false"),
+            ("page[css_blues]", "#123456"),
+        ],
+    )
     text = _refused(answer, "Settings and branding")
     assert _beside(text, "page-url").startswith("The address ")
     assert 'value="Renamed &lt;page&gt;"' in text and 'value="not a url"' in text
+    assert ">Kept &lt;text&gt;</textarea>" in text
+    assert "<option selected>Europe/Paris</option>" in text and 'value="#123456"' in text
+    assert 'name="page[allow_sms_subscribers]" value="true">' in text  # left unchecked
 
 
 def test_a_user_refused_keeps_what_was_typed(console, make_user, world):
