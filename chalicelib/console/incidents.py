@@ -72,15 +72,14 @@ def incident_fields(screen: Screen, schema: type) -> incidents.IncidentInput:
 def _with_whole_groups(screen: Screen, fields: dict) -> None:
     """A group chosen whole (`whole_groups[]`), or given a status (`group_statuses[<id>]`),
     stands for each of its members, as the form's script would have chosen them."""
-    whole, statuses = screen.form.get("whole_groups"), screen.form.get("group_statuses")
-    whole = [value for value in whole if isinstance(value, str)] if isinstance(whole, list) else []
+    whole = component_choices.ids_of(screen.form.get("whole_groups"))
+    statuses = screen.form.get("group_statuses")
     statuses = statuses if isinstance(statuses, dict) else {}
     if not whole and not any(statuses.values()):
         return
     listed = component_choices.listed_of(screen.request.params["page_id"])
     if whole:
         chosen = fields.get("component_ids")
-        chosen = chosen if isinstance(chosen, list) else []
         fields["component_ids"] = component_choices.with_whole_groups(chosen, whole, listed)
     if any(statuses.values()):
         chosen = fields.get("components")

@@ -91,9 +91,7 @@ def add_subscriber(screen: Screen) -> Response:
     if scope != "components":
         fields.pop("component_ids", None)
     else:
-        listed = fields.get("component_ids")
-        listed = listed if isinstance(listed, list) else [listed] if listed else []
-        fields["component_ids"] = with_whole_groups(screen, page.id, listed)
+        fields["component_ids"] = with_whole_groups(screen, page.id, fields.get("component_ids"))
     if scope == "components" and not fields.get("component_ids"):
         raise errors.invalid("component_ids", "choose at least one component")
     body = errors.validated(schemas.SubscriberCreate, {"subscriber": fields}, "subscriber")

@@ -73,11 +73,10 @@ def component_sections(page_id: str) -> list[dict]:
     return by_group.sections(by_group.listed_of(page_id))
 
 
-def with_whole_groups(screen: Screen, page_id: str, chosen: list[str]) -> list[str]:
-    """The components `chosen`, with every member of each group the form chose whole
-    (`whole_groups[]`, which the form's script checks the members of)."""
-    whole = screen.form.get("whole_groups")
-    whole = [value for value in whole if isinstance(value, str)] if isinstance(whole, list) else []
+def with_whole_groups(screen: Screen, page_id: str, chosen: object) -> object:
+    """The components `chosen` (as posted), with every member of each group the form chose
+    whole (`whole_groups[]`, which the form's script checks the members of)."""
+    whole = by_group.ids_of(screen.form.get("whole_groups"))
     if not whole:
         return chosen
     return by_group.with_whole_groups(chosen, whole, by_group.listed_of(page_id))
@@ -184,9 +183,7 @@ def choose_components(screen: Screen) -> Response:
     if form_text(screen, "scope") != "page":
         body = {"subscriber": form_object(screen, "subscriber")}
         fields = body["subscriber"]
-        listed = fields.get("component_ids")
-        listed = listed if isinstance(listed, list) else [listed] if listed else []
-        fields["component_ids"] = with_whole_groups(screen, page.id, listed)
+        fields["component_ids"] = with_whole_groups(screen, page.id, fields.get("component_ids"))
         chosen = errors.validated(schemas.SubscriberUpdate, body, "subscriber").subscriber
         chosen = chosen.component_ids
     subscribers.set_components(page.id, subscriber, chosen)

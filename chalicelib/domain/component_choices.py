@@ -34,14 +34,19 @@ def sections(listed: Iterable[dict]) -> list[dict]:
     return found
 
 
-def with_whole_groups(
-    chosen: Iterable[str], whole: Iterable[str], listed: Iterable[dict]
-) -> list[str]:
-    """The components `chosen`, with every member of each group in `whole`, each once: the
-    chosen ones first as given, then the groups' other members in page order."""
+def ids_of(value: object) -> list[str]:
+    """A form's list of ids as posted (a list, one id alone, or nothing), ids only."""
+    values = value if isinstance(value, list) else [value]
+    return [item for item in values if isinstance(item, str) and item]
+
+
+def with_whole_groups(chosen: object, whole: object, listed: Iterable[dict]) -> list[str]:
+    """The components `chosen`, with every member of each group in `whole` (both a form's
+    lists, `ids_of`), each once: the chosen ones first as given, then the groups' other
+    members in page order."""
     listed = list(listed)
-    picked = list(dict.fromkeys(chosen))
-    for group_id in whole:
+    picked = list(dict.fromkeys(ids_of(chosen)))
+    for group_id in ids_of(whole):
         picked += [m["id"] for m in _members(listed, group_id) if m["id"] not in picked]
     return picked
 

@@ -114,8 +114,7 @@ def alternatives(words: list[str]) -> str:
 def chosen_components(data: dict, chosen: list[str] | None, whole: object) -> list[str]:
     """The components a reader's form chose: those checked, and every member of each group
     it chose whole (`whole_groups[]`, whose members the form's script checks)."""
-    groups = [value for value in whole if isinstance(value, str)] if isinstance(whole, list) else []
-    return component_choices.with_whole_groups(chosen or [], groups, data["components"])
+    return component_choices.with_whole_groups(chosen, whole, data["components"])
 
 
 def _common(data: dict, base: str) -> dict:
