@@ -63,6 +63,7 @@ E2E_SECONDS = {
     "test_import_e2e": 21,
     "test_alerts_e2e": 20,
     "test_console_browser": 19,
+    "test_month_two_layout": 25,
     "test_restart_answers": 17,
     "test_durability_stops": 15,
     "test_published_site_e2e": 14,

@@ -127,7 +127,7 @@ def show_access(screen: Screen) -> Response:
     )
 
 
-@console_view(ACCESS + "/audience", ("POST",))
+@console_view(ACCESS + "/audience", ("POST",), again=show_access)
 def save_audience(screen: Screen) -> Response:
     """The audience flags alone (a forged field of another kind is not this screen's)."""
     page = _page(screen)
@@ -215,7 +215,7 @@ def _delete(screen: Screen, kind: Kind) -> Response:
 # Users -------------------------------------------------------------------------------------
 
 
-@console_view(ACCESS + "/users", ("POST",))
+@console_view(ACCESS + "/users", ("POST",), again=show_access)
 def add_user(screen: Screen) -> Response:
     page = _page(screen)
     body = _fields(screen, "page_access_user", schemas.PageAccessUserCreate)
@@ -238,7 +238,7 @@ def show_user(screen: Screen) -> Response:
     )
 
 
-@console_view(USER, ("POST",))
+@console_view(USER, ("POST",), again=show_user)
 def update_user(screen: Screen) -> Response:
     return _update(screen, USERS)
 
@@ -251,7 +251,7 @@ def delete_user(screen: Screen) -> Response:
 # Groups ------------------------------------------------------------------------------------
 
 
-@console_view(ACCESS + "/groups", ("POST",))
+@console_view(ACCESS + "/groups", ("POST",), again=show_access)
 def add_group(screen: Screen) -> Response:
     page = _page(screen)
     body = _fields(screen, "page_access_group", schemas.PageAccessGroupCreate)
@@ -275,7 +275,7 @@ def show_group(screen: Screen) -> Response:
     )
 
 
-@console_view(GROUP, ("POST",))
+@console_view(GROUP, ("POST",), again=show_group)
 def update_group(screen: Screen) -> Response:
     return _update(screen, GROUPS)
 
@@ -285,7 +285,7 @@ def delete_group(screen: Screen) -> Response:
     return _delete(screen, GROUPS)
 
 
-@console_view(GROUP + "/members", ("POST",))
+@console_view(GROUP + "/members", ("POST",), again=show_group)
 def add_member(screen: Screen) -> Response:
     """A page access user, named by its email, joins the group."""
     page = _page(screen)

@@ -1,4 +1,5 @@
-"""A page's images in the console: its logo and the icon browsers show for it, uploaded from
+"""A page's images in the console: its logo (and the one readers in dark mode see instead)
+and the icon browsers show for it, uploaded from
 the settings, and the public route that serves them. (The API's `hero_cover` is shown by no
 layout, so the console offers no upload of it.)
 
@@ -31,7 +32,12 @@ from chalicelib.web import security
 BRANDING = "/pages/{page_id}/settings/branding"
 # Each image by the page's field, as the form names it: what it is, where the page shows it.
 IMAGES = {
-    "transactional_logo": ("Logo", "at the top of the public page, beside its name"),
+    "transactional_logo": ("Logo", "at the top of the public page, left of its name"),
+    "dark_logo": (
+        "Dark-mode logo",
+        "shown instead of the logo to readers in dark mode; without one, the logo is shown"
+        " there on a light plate",
+    ),
     "favicon_logo": ("Icon", "the browser tab's icon for the public page"),
 }
 # Where readers get an image: under the page's public path, by its file's name.
@@ -112,7 +118,7 @@ def remove_image(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)
     field = screen.form.get("image")
     if not isinstance(field, str) or field not in IMAGES:
-        raise http_errors.invalid("image", "must be the logo or the icon")
+        raise http_errors.invalid("image", "must be one of the page's images")
     pages.update_images(page, {field: None})
     return _back(page.id, f"{IMAGES[field][0]} removed")
 

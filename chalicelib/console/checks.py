@@ -139,7 +139,7 @@ def new_check(screen: Screen) -> Response:
     return _check_screen(screen, "checks_edit.html", _component(screen), None, **_form_context())
 
 
-@console_view(COMPONENT_CHECKS + "/new", ("POST",))
+@console_view(COMPONENT_CHECKS + "/new", ("POST",), again=new_check)
 def create_check(screen: Screen) -> Response:
     component = _component(screen)
     fields = _checked_fields(screen, schemas.CheckCreate)
@@ -159,7 +159,7 @@ def show_check(screen: Screen) -> Response:
     return _check_screen(screen, "checks_edit.html", component, check, **_form_context())
 
 
-@console_view(CHECK, ("POST",))
+@console_view(CHECK, ("POST",), again=show_check)
 def update_check(screen: Screen) -> Response:
     component, check = _check(screen)
     fields = _checked_fields(screen, schemas.CheckUpdate)

@@ -126,7 +126,7 @@ def show_component(screen: Screen) -> Response:
     )
 
 
-@console_view(COMPONENT, ("POST",))
+@console_view(COMPONENT, ("POST",), again=show_component)
 def update_component(screen: Screen) -> Response:
     component_id = screen.request.params["component_id"]
     update = components.update_component
@@ -171,7 +171,7 @@ def _kind(record: Component) -> str:
     return "Group" if record.group else "Component"
 
 
-@console_view(GROUPS + "/new", ("POST",))
+@console_view(GROUPS + "/new", ("POST",), again=show_components)
 def create_group(screen: Screen) -> Response:
     create = component_groups.create_group
     return _write(screen, "Group added", "component_group", schemas.ComponentGroupCreate, create)
@@ -195,7 +195,7 @@ def show_group(screen: Screen) -> Response:
     )
 
 
-@console_view(GROUP, ("POST",))
+@console_view(GROUP, ("POST",), again=show_group)
 def update_group(screen: Screen) -> Response:
     group_id = screen.request.params["group_id"]
     update = component_groups.update_group

@@ -4,8 +4,25 @@ after the start" beside the end)."""
 
 from __future__ import annotations
 
+import re
+
+# A message naming what it refuses by its id ("01m8... is not a component of this page"): the
+# id means nothing to whoever typed the form, whose field the label already names.
+_LEADING_ID = re.compile(r"^[0-9a-z]{16} (?=is |was |has )")
+
 # What a form calls the API's fields.
 FIELD_WORDS = {
+    "component_ids": "One of the components",
+    "title": "The title",
+    "suffix": "The suffix",
+    "url": "The address",
+    "login": "The login",
+    "password": "The password",
+    "time_zone": "The time zone",
+    "subdomain": "The subdomain",
+    "domain": "The domain",
+    "value": "The value",
+    "timestamp": "The time",
     "name": "The name",
     "body": "The message",
     "status": "The status",
@@ -30,6 +47,7 @@ MESSAGE_WORDS = {
     "must be after scheduled_for": "must be after the start",
     "is required for a scheduled incident": "is needed for a maintenance",
     "Field required": "is needed",
+    "can't be blank": "cannot be empty",
     "String should have at least 1 character": "cannot be empty",
     "Input should be a valid datetime": "is not a date and time",
 }
@@ -50,4 +68,5 @@ def words(problems: dict[str, list[str]]) -> dict[str, list[str]]:
 
 def _plain(message: str) -> str:
     """A message with no words of its own, lower-cased to follow the field's label."""
+    message = _LEADING_ID.sub("", message)
     return message[:1].lower() + message[1:]

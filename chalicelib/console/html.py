@@ -34,6 +34,7 @@ def _environment() -> Environment:
     environment = environment_for(_HERE / "templates")
     environment.filters["moment"] = pass_context(_moment)
     environment.filters["local_input"] = pass_context(_local_input)
+    environment.filters["at"] = typed_at
     environment.globals.update(
         status_labels=STATUS_LABELS,
         update_labels=UPDATE_LABELS,
@@ -43,8 +44,25 @@ def _environment() -> Environment:
         # A form shown again, refused: its problems in words by field, and what was typed.
         problems={},
         typed={},
+        field_of=field_of,
     )
     return environment
+
+
+def typed_at(typed: dict, name: str):
+    """What a refused form held in its field `name` (`page[name]`, `metric[suffix]`), or
+    None when the form posted no such field (it is another form of the screen)."""
+    value = typed
+    for key in name.replace("]", "").split("["):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def field_of(name: str) -> str:
+    """The API's name of a form field (`page[name]`: `name`), as problems are keyed."""
+    return name.replace("]", "").split("[")[-1]
 
 
 def _moment(context, value) -> str:

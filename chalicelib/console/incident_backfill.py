@@ -13,9 +13,9 @@ from chalice import Response
 
 from chalicelib import schemas
 from chalicelib.console.incident_edits import IMPACTS
-from chalicelib.console.incidents import incident_fields
+from chalicelib.console.incidents import incident_fields, page_components
 from chalicelib.console.views import BASE, Screen, console_view, redirect
-from chalicelib.domain import components, incidents, organizations, pages
+from chalicelib.domain import incidents, organizations, pages
 from chalicelib.http import errors
 
 BACKFILL = "/pages/{page_id}/incidents/backfill"
@@ -28,7 +28,7 @@ def backfill_form(screen: Screen) -> Response:
     return screen.render(
         "incident_backfill.html",
         page={"id": page.id, "name": pages.profile_of(page).get("name", "")},
-        components=[c for c in components.components_of(page.id) if not c.group],
+        **page_components(page.id),
         impacts={value: label for value, label in IMPACTS.items() if value},
     )
 

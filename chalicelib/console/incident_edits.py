@@ -42,10 +42,12 @@ def edit_incident(screen: Screen) -> Response:
         impacts=IMPACTS,
         may_edit_updates=screen.may(page.id, organizations.INCIDENT_MANAGER),
         closed=record.status in states.CLOSED,
+        # The update whose text was refused, when this screen is shown again for it.
+        refused_update=screen.request.params.get("update_id") if screen.refused else None,
     )
 
 
-@console_view(INCIDENT + "/edit", ("POST",))
+@console_view(INCIDENT + "/edit", ("POST",), again=edit_incident)
 def save_incident(screen: Screen) -> Response:
     """The name, the impact (`impact_override`; empty: from its components) and a scheduled
     maintenance's window; only a moved window appends an update, which notifies subscribers
@@ -63,7 +65,7 @@ def save_incident(screen: Screen) -> Response:
     return redirect(f"{BASE}/pages/{page_id}/incidents/{incident.record.id}?done=Changes+saved")
 
 
-@console_view(INCIDENT + "/updates/{update_id}", ("POST",))
+@console_view(INCIDENT + "/updates/{update_id}", ("POST",), again=edit_incident)
 def save_update_text(screen: Screen) -> Response:
     """An update's text, as `PATCH .../incident_updates/{id}` edits it (no one notified)."""
     page_id, incident_id = screen.request.params["page_id"], screen.request.params["incident_id"]

@@ -65,7 +65,7 @@ def list_templates(screen: Screen) -> Response:
     return screen.render("templates_list.html", templates=templates, done=done, **context)
 
 
-@console_view(TEMPLATES + "/new", ("POST",))
+@console_view(TEMPLATES + "/new", ("POST",), again=list_templates)
 def create_template(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], ROLE)
     incident_templates.create_template(page.id, _values(screen))
@@ -80,7 +80,7 @@ def show_template(screen: Screen) -> Response:
     return screen.render("template_edit.html", template=template, **context)
 
 
-@console_view(TEMPLATE, ("POST",))
+@console_view(TEMPLATE, ("POST",), again=show_template)
 def update_template(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"], ROLE)
     template_id = screen.request.params["template_id"]

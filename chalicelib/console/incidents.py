@@ -16,8 +16,8 @@ from chalice import Response
 from chalicelib import schemas
 from chalicelib.console.views import BASE, Screen, console_view, redirect
 from chalicelib.domain import (
+    component_choices,
     component_holds,
-    components,
     incident_templates,
     incidents,
     organizations,
@@ -53,6 +53,7 @@ def incident_fields(screen: Screen, schema: type) -> incidents.IncidentInput:
     fields = screen.form.get("incident")
     if not isinstance(fields, dict):
         raise errors.unprocessable({"incident": ["is missing"]})
+    _with_whole_groups(screen, fields)
     chosen = fields.get("components")
     if isinstance(chosen, dict):
         fields["components"] = {key: value for key, value in chosen.items() if value}
@@ -68,15 +69,43 @@ def incident_fields(screen: Screen, schema: type) -> incidents.IncidentInput:
     return plain(body.incident, incidents.IncidentInput)
 
 
+def _with_whole_groups(screen: Screen, fields: dict) -> None:
+    """A group chosen whole (`whole_groups[]`), or given a status (`group_statuses[<id>]`),
+    stands for each of its members, as the form's script would have chosen them."""
+    whole = component_choices.ids_of(screen.form.get("whole_groups"))
+    statuses = screen.form.get("group_statuses")
+    statuses = statuses if isinstance(statuses, dict) else {}
+    if not whole and not any(statuses.values()):
+        return
+    listed = component_choices.listed_of(screen.request.params["page_id"])
+    if whole:
+        chosen = fields.get("component_ids")
+        fields["component_ids"] = component_choices.with_whole_groups(chosen, whole, listed)
+    if any(statuses.values()):
+        chosen = fields.get("components")
+        chosen = {k: v for k, v in chosen.items() if v} if isinstance(chosen, dict) else {}
+        given = {k: v for k, v in statuses.items() if isinstance(v, str)}
+        fields["components"] = component_choices.statuses_with_whole_groups(chosen, given, listed)
+
+
+def page_components(page_id: str) -> dict:
+    """What an incident form shows of the page's components: its members to choose from, and
+    them under their groups' headings."""
+    listed = component_choices.listed_of(page_id)
+    return {
+        "components": [component for component in listed if not component["group"]],
+        "sections": component_choices.sections(listed),
+    }
+
+
 def _form_context(screen: Screen, page_id: str, scheduled: bool) -> dict:
     page = screen.page(page_id, organizations.incident_role(scheduled))
     templates = incident_templates.templates_of(page.id) if not scheduled else []
     chosen = screen.request.query.get("template_id", "")
     template = next((t for t in templates if t.id == chosen), None)
-    shown = [c for c in components.components_of(page.id) if not c.group]
     return {
         "page": {"id": page.id, "name": pages.profile_of(page).get("name", "")},
-        "components": shown,
+        **page_components(page.id),
         "preselected": component_holds.preselected_for_new(
             template.component_ids if template else None
         ),
@@ -137,7 +166,7 @@ def show_incident(screen: Screen) -> Response:
         closed=incident.record.status in states.CLOSED,
         can_write=screen.may(page.id, organizations.incident_role(scheduled)),
         statuses=states.statuses_of(scheduled),
-        components=[c for c in components.components_of(page.id) if not c.group],
+        **page_components(page.id),
         preselected=set(incident.record.component_ids or []),
         holds=holds,
         restorable=set(holds.restorable(incident.record.component_ids or [])),
@@ -159,7 +188,7 @@ def authorized_incident(screen: Screen) -> incidents.Incident:
     return existing
 
 
-@console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",))
+@console_view("/pages/{page_id}/incidents/{incident_id}", ("POST",), again=show_incident)
 def update_incident(screen: Screen) -> Response:
     """Post an update (a status and/or a message, component statuses), or resolve; a
     resolved incident takes follow-ups too, its status kept unless another is chosen."""

@@ -187,7 +187,7 @@ def _made(screen: Screen, made: integrations.Made, done: str) -> Response:
     )
 
 
-@console_view(INTEGRATIONS + "/new", ("POST",))
+@console_view(INTEGRATIONS + "/new", ("POST",), again=list_integrations)
 def create_integration(screen: Screen) -> Response:
     page = screen.page(_page_id(screen), PAGE_CONFIGURATION)
     body = {"integration": _fields(screen)}
@@ -213,7 +213,7 @@ def show_integration(screen: Screen) -> Response:
     )
 
 
-@console_view(INTEGRATION, ("POST",))
+@console_view(INTEGRATION, ("POST",), again=show_integration)
 def update_integration(screen: Screen) -> Response:
     integration = _integration(screen)
     body = {"integration": _fields(screen)}

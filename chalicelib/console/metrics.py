@@ -100,7 +100,7 @@ def list_metrics(screen: Screen) -> Response:
     )
 
 
-@console_view(PROVIDERS + "/new", ("POST",))
+@console_view(PROVIDERS + "/new", ("POST",), again=list_metrics)
 def create_provider(screen: Screen) -> Response:
     page = screen.page(_page_id(screen), PAGE_CONFIGURATION)
     body = {"metrics_provider": _fields(screen, "metrics_provider")}
@@ -117,7 +117,7 @@ def delete_provider(screen: Screen) -> Response:
     return _back(page.id, f"{provider.type} provider unlinked, with its metrics")
 
 
-@console_view(METRICS + "/new", ("POST",))
+@console_view(METRICS + "/new", ("POST",), again=list_metrics)
 def create_metric(screen: Screen) -> Response:
     page = screen.page(_page_id(screen), PAGE_CONFIGURATION)
     provider_id = screen.form.get("metrics_provider_id")
@@ -170,7 +170,7 @@ def chart_markup(chart: metric_charts.Chart, time_zone: str):
     return macros.metric_chart(chart)
 
 
-@console_view(METRIC, ("POST",))
+@console_view(METRIC, ("POST",), again=show_metric)
 def update_metric(screen: Screen) -> Response:
     page_id, metric = _metric(screen, PAGE_CONFIGURATION)
     body = errors.validated(schemas.MetricUpdate, {"metric": _fields(screen, "metric")}, "metric")
@@ -185,7 +185,7 @@ def delete_metric(screen: Screen) -> Response:
     return _back(page_id, f"Metric {metric.name} deleted")
 
 
-@console_view(METRIC + "/data", ("POST",))
+@console_view(METRIC + "/data", ("POST",), again=show_metric)
 def add_value(screen: Screen) -> Response:
     """One value at a time given in the page's zone, as the API's `data[timestamp]` takes it."""
     page_id, metric = _metric(screen, PAGE_CONFIGURATION)

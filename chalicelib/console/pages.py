@@ -46,7 +46,7 @@ def new_page_form(screen: Screen) -> Response:
     return screen.render("page_new.html", time_zones=time_zones())
 
 
-@console_view(NEW_PAGE, ("POST",))
+@console_view(NEW_PAGE, ("POST",), again=new_page_form)
 def create_page(screen: Screen) -> Response:
     auth.require_owner(auth.Principal("console-session", screen.user))
     given = screen.form.get("page")

@@ -42,7 +42,7 @@ def show_postmortem(screen: Screen) -> Response:
     return _screen(screen)
 
 
-@console_view(POSTMORTEM, ("POST",))
+@console_view(POSTMORTEM, ("POST",), again=show_postmortem)
 def save_postmortem(screen: Screen) -> Response:
     """`Preview` shows the text as the page will (nothing saved); `Save draft` saves it."""
     draft = screen.form.get("body_draft")
@@ -58,7 +58,7 @@ def save_postmortem(screen: Screen) -> Response:
     return redirect(f"{BASE}{POSTMORTEM.format(page_id=page_id, incident_id=incident_id)}")
 
 
-@console_view(POSTMORTEM + "/publish", ("POST",))
+@console_view(POSTMORTEM + "/publish", ("POST",), again=show_postmortem)
 def publish_postmortem(screen: Screen) -> Response:
     """Publish the text the form holds (the write form's own Publish button posts it here),
     saved as the draft in the same change; without a text, the saved draft."""

@@ -13,11 +13,13 @@ from chalicelib.console.views import Screen, console_view
 from chalicelib.web import security
 
 _FILE = Path(__file__).parent / "static" / "console.js"
+# The whole-group choice of a component picker, the public subscribe form's own script.
+_GROUP_CHOICES = Path(__file__).parents[1] / "public" / "static" / "group_choices.js"
 
 
 @lru_cache(maxsize=1)
 def _text() -> str:
-    return _FILE.read_text()
+    return _FILE.read_text() + "\n" + _GROUP_CHOICES.read_text()
 
 
 @console_view("/console.js", signed_in=False)

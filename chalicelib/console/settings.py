@@ -96,15 +96,32 @@ def _fields(screen: Screen) -> pages.PageInput:
     return plain(body.page, pages.PageInput)
 
 
+def _as_typed(typed: dict) -> dict:
+    """A refused form's fields as the screen shows settings: a flag's box is checked when
+    its last value is `"true"` (its hidden `"false"` comes first)."""
+    shown = {}
+    for name, value in typed.items():
+        if name in FLAGS:
+            last = value[-1] if isinstance(value, list) and value else value
+            shown[name] = last == "true"
+        elif isinstance(value, str):
+            shown[name] = value
+    return shown
+
+
 @console_view(SETTINGS)
 def show_settings(screen: Screen) -> Response:
     page = _page(screen)
     profile = pages.profile_of(page)
+    settings = {**profile, "subdomain": page.subdomain, "domain": page.domain}
+    if screen.refused is not None:  # shown again refused: the form as typed
+        typed = screen.refused[1].get("page")
+        settings.update(_as_typed(typed) if isinstance(typed, dict) else {})
     return screen.render(
         "settings.html",
         page=page_heading(page),
-        settings={**profile, "subdomain": page.subdomain, "domain": page.domain},
-        colors={name: profile.get(name) or DEFAULT_COLORS[name] for name in COLOR_FIELDS},
+        settings=settings,
+        colors={name: settings.get(name) or DEFAULT_COLORS[name] for name in COLOR_FIELDS},
         color_labels=COLOR_LABELS,
         color_warnings=color_warnings(profile),
         flags=FLAGS,
@@ -114,7 +131,7 @@ def show_settings(screen: Screen) -> Response:
     )
 
 
-@console_view(SETTINGS, ("POST",))
+@console_view(SETTINGS, ("POST",), again=show_settings)
 def save_settings(screen: Screen) -> Response:
     page = _page(screen)
     pages.update_page(page, _fields(screen))

@@ -12,9 +12,10 @@ from chalicelib.console.html import KIND_LABELS
 from chalicelib.console.subscribers import (
     SUBSCRIBERS,
     back_to_list,
-    component_choices,
+    component_sections,
     form_object,
     form_text,
+    with_whole_groups,
 )
 from chalicelib.console.views import Screen, console_view, page_heading
 from chalicelib.domain import chat_platforms, incidents, pages, sms_countries, subscribers
@@ -63,7 +64,7 @@ def _new_form(screen: Screen, typed: dict) -> tuple[str, dict]:
         allowed=allowed,
         page_scope=profile.get("allow_page_subscribers", True),
         incident_scope=profile.get("allow_incident_subscribers", True),
-        components=component_choices(page.id),
+        sections=component_sections(page.id),
         incidents=[
             {"id": i.record.id, "name": i.record.name or "", "status": i.record.status}
             for i in offered
@@ -89,7 +90,9 @@ def add_subscriber(screen: Screen) -> Response:
         incidents.get_incident(page.id, incident_id)  # the API's check: one of the page's
     if scope != "components":
         fields.pop("component_ids", None)
-    elif not fields.get("component_ids"):
+    else:
+        fields["component_ids"] = with_whole_groups(screen, page.id, fields.get("component_ids"))
+    if scope == "components" and not fields.get("component_ids"):
         raise errors.invalid("component_ids", "choose at least one component")
     body = errors.validated(schemas.SubscriberCreate, {"subscriber": fields}, "subscriber")
     created = subscribers.create(

@@ -25,6 +25,7 @@ from chalicelib.console.views import (
     redirect,
 )
 from chalicelib.domain import chat_platforms, components, incidents, pages, subscribers
+from chalicelib.domain import component_choices as by_group
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.organizations import PAGE_CONFIGURATION
 from chalicelib.http import errors
@@ -65,6 +66,20 @@ def component_choices(page_id: str) -> list[dict]:
     """The components a subscriber may follow, in page order (groups are headings, not
     choices)."""
     return [{"id": c.id, "name": c.name} for c in components.components_of(page_id) if not c.group]
+
+
+def component_sections(page_id: str) -> list[dict]:
+    """The components a subscriber may follow, under their groups' headings."""
+    return by_group.sections(by_group.listed_of(page_id))
+
+
+def with_whole_groups(screen: Screen, page_id: str, chosen: object) -> object:
+    """The components `chosen` (as posted), with every member of each group the form chose
+    whole (`whole_groups[]`, which the form's script checks the members of)."""
+    whole = by_group.ids_of(screen.form.get("whole_groups"))
+    if not whole:
+        return chosen
+    return by_group.with_whole_groups(chosen, whole, by_group.listed_of(page_id))
 
 
 def form_object(screen: Screen, wrapper: str) -> dict:
@@ -145,7 +160,7 @@ def show_subscriber(screen: Screen) -> Response:
         "subscriber_detail.html",
         page=page_heading(page),
         row=_row(subscriber, {c["id"]: c["name"] for c in choices}),
-        components=choices,
+        sections=component_sections(page.id),
         chosen_ids=set(subscriber.component_ids or []),
         incident_name=incident_name,
         kind_labels=html.KIND_LABELS,
@@ -167,6 +182,8 @@ def choose_components(screen: Screen) -> Response:
     chosen: list[str] = []
     if form_text(screen, "scope") != "page":
         body = {"subscriber": form_object(screen, "subscriber")}
+        fields = body["subscriber"]
+        fields["component_ids"] = with_whole_groups(screen, page.id, fields.get("component_ids"))
         chosen = errors.validated(schemas.SubscriberUpdate, body, "subscriber").subscriber
         chosen = chosen.component_ids
     subscribers.set_components(page.id, subscriber, chosen)

@@ -82,7 +82,7 @@ def show_team(screen: Screen) -> Response:
     return _team(screen)
 
 
-@console_view(TEAM + "/{user_id}/roles", ("POST",))
+@console_view(TEAM + "/{user_id}/roles", ("POST",), again=show_team)
 def set_roles(screen: Screen) -> Response:
     page = screen.page(screen.request.params["page_id"])
     user = _member(screen)
@@ -90,7 +90,7 @@ def set_roles(screen: Screen) -> Response:
     return _back(page.id, f"Roles saved for {user.email}")
 
 
-@console_view(TEAM + "/new", ("POST",))
+@console_view(TEAM + "/new", ("POST",), again=show_team)
 def add_user(screen: Screen) -> Response:
     """A new user of the organization, with its roles on this page. Its one-time password
     is in this answer only (only its hash is kept)."""
@@ -129,7 +129,7 @@ def delete_user(screen: Screen) -> Response:
     return _back(page.id, f"Deleted {user.email}")
 
 
-@console_view(TEAM + "/{user_id}/keys", ("POST",))
+@console_view(TEAM + "/{user_id}/keys", ("POST",), again=show_team)
 def create_key(screen: Screen) -> Response:
     """The key is in this answer only (never stored, never redirected to)."""
     user = _member(screen)

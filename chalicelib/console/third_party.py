@@ -78,7 +78,7 @@ def read_source(screen: Screen) -> Response:
     return screen.render("third_party_pick.html", page=page_heading(page), url=url, offered=offered)
 
 
-@console_view(THIRD_PARTY, ("POST",))
+@console_view(THIRD_PARTY, ("POST",), again=show_followed)
 def follow(screen: Screen) -> Response:
     """A component following each source component chosen, named as the form names it."""
     page = screen.page(screen.request.params["page_id"], PAGE_CONFIGURATION)

@@ -53,6 +53,8 @@ class Screen:
     session_value: str | None = None
     framed: bool = False  # shown in the console's preview frame, refusals included
     current_page: Page | None = None  # the page this screen is about, once authorized
+    # A refused form's problems in words and what was typed, when its screen is shown again.
+    refused: tuple[dict, dict] | None = None
 
     @property
     def form(self) -> dict:
@@ -83,6 +85,11 @@ class Screen:
         return organizations.has_role(self.user, page_id, role)
 
     def render(self, template_name: str, status: int = 200, /, **context) -> Response:
+        if self.refused is not None:
+            problems, typed = self.refused
+            context.setdefault("problems", problems)
+            context.setdefault("typed", typed)
+            status = 422
         context.setdefault("zone", self.zone)
         context.setdefault("zone_label", times.zone_label(self.zone))
         nav_page = None
@@ -180,6 +187,13 @@ def refused_form(screen: Screen, form: FormScreen, typed: dict, error: errors.Ap
     return screen.render(template, 422, **context, problems=said, typed=typed)
 
 
+def shown_again(screen: Screen, again: Callable, typed: dict, error: errors.ApiError):
+    """The screen the refused form is on, as its GET shows it, with the problems in words
+    and what was typed (422): its template puts them in the form."""
+    screen.refused = (form_errors.words(error.body().get("errors", {})), typed)
+    return again(screen)
+
+
 def _signed_in(screen: Screen) -> bool:
     value = session.cookie_of(screen.request.headers, session.COOKIE)
     holder = session.holder_of(value)
@@ -205,13 +219,15 @@ def console_view(
     signed_in: bool = True,
     before_new_password: bool = False,
     form: FormScreen | None = None,
+    again: Callable[[Screen], Response] | None = None,
 ):
     """Register a screen at `BASE + path`. A signed-in screen sends a visitor without a
     session to the sign-in form (a POST without one is a 401), and refuses a POST whose CSRF
     token is not the session's (403). A user still on a one-time password is sent to choose
     a new one (`PASSWORD_PATH`) from every screen but those `before_new_password`. A POST
     of a `form` screen refused as invalid (422) shows that form again, as typed, each
-    problem beside its field."""
+    problem beside its field; with `again` (the GET handler of the screen the form is on),
+    that screen is shown so, its template taking `problems` and `typed`."""
 
     def register(handler: Callable[[Screen], Response]) -> Callable:
         def view(**params: str) -> Response:
@@ -233,8 +249,10 @@ def console_view(
                     return handler(screen)
                 except Exception as error:
                     invalid = _invalid(error)
-                    if form is None or invalid is None:
+                    if invalid is None or (form is None and again is None):
                         raise
+                    if again is not None:
+                        return shown_again(screen, again, typed, invalid)
                     return refused_form(screen, form, typed, invalid)
             except errors.ApiError as error:
                 return refusal(screen, error)

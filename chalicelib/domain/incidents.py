@@ -170,19 +170,55 @@ def _kept_page(
 
 
 def list_of_kind(
-    page_id: str, scheduled: bool, limit: int, number: int, text: str | None = None
+    page_id: str,
+    scheduled: bool,
+    limit: int,
+    number: int,
+    text: str | None = None,
+    *,
+    closed_only: bool = False,
 ) -> list[Incident]:
     """Page `number` of the page's incidents (`scheduled`: its maintenances), newest first,
-    with `text` only those whose name or updates contain it. The other kind is read past,
-    so a page costs its own rows and those of the other kind between them."""
+    with `text` only those whose name or updates contain it (`closed_only`: only those
+    resolved or completed). The other kind is read past, so a page costs its own rows and
+    those of the other kind between them."""
     needle = text.lower() if text else None
 
     def keep(incident: Incident) -> bool:
         if bool(incident.record.scheduled) != scheduled:
             return False
+        if closed_only and incident.record.status not in states.CLOSED:
+            return False
         return needle is None or _mentions(incident, needle)
 
     return _kept_page(page_id, limit, number, keep)
+
+
+@dataclass(frozen=True)
+class MaintenancesByStart:
+    """A page's maintenances as a page owner looks for them: those in progress and those to
+    come, soonest start first, then a screen of the completed ones, latest start first."""
+
+    in_progress: list[IncidentRecord]
+    upcoming: list[IncidentRecord]
+    past: list[IncidentRecord]
+
+
+def maintenances_by_start(page_id: str, limit: int, number: int) -> MaintenancesByStart:
+    """Screen `number` of the page's completed maintenances (`limit` of them, read newest
+    first and ordered by start within the screen), with, on the first, every open one: the
+    open ones are few, read from the sparse index of open incidents whatever the history."""
+    past = [found.record for found in list_of_kind(page_id, True, limit, number, closed_only=True)]
+    past.sort(key=lambda record: _utc(record.scheduled_for or record.created_at), reverse=True)
+    open_ones = (
+        [record for record in open_records(page_id) if record.scheduled] if number == 1 else []
+    )
+    open_ones.sort(key=lambda record: _utc(record.scheduled_for or record.created_at))
+    return MaintenancesByStart(
+        in_progress=[record for record in open_ones if is_active_maintenance(record)],
+        upcoming=[record for record in open_ones if is_upcoming(record)],
+        past=past,
+    )
 
 
 def _mentions(incident: Incident, needle: str) -> bool:

@@ -87,8 +87,9 @@ _CLAIMED = ("subdomain", "domain")
 _ALIASES = {"layout": "branding"}
 # Archived image URLs set the image (stored and shown under its own name) and remember when.
 IMAGES = {"hero_cover_url": "hero_cover", "transactional_logo_url": "transactional_logo"}
-# Every image of a page, by its stored name: the logo, the icon browsers show, the cover.
-IMAGE_NAMES = ("transactional_logo", "favicon_logo", "hero_cover")
+# Every image of a page, by its stored name: the logo, the logo readers in dark mode see
+# instead (the API has no such field: the console sets it), the icon browsers show, the cover.
+IMAGE_NAMES = ("transactional_logo", "dark_logo", "favicon_logo", "hero_cover")
 
 
 @dataclass(frozen=True)

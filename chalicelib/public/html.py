@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chalicelib.domain import component_groups
+from chalicelib.domain import component_choices, component_groups
 from chalicelib.domain.pages import DEFAULT_COLORS
 from chalicelib.domain.sms_countries import COUNTRIES
 from chalicelib.public import days, metric_charts, theme, uptime_bars
@@ -44,6 +44,8 @@ def _environment() -> Environment:
         # The pages' one script, inline and allowed by its hash (`security.for_html`): the
         # uptime bars' and charts' keyboard, touch and pointer reading, the history's filter.
         widgets_script=Markup((_HERE / "static" / "widgets.js").read_text()),
+        # The subscribe forms' whole-group choice (group_choices.js), inline the same way.
+        group_choices_script=Markup((_HERE / "static" / "group_choices.js").read_text()),
         is_open=is_open,
     )
     return environment
@@ -109,23 +111,10 @@ def alternatives(words: list[str]) -> str:
     return f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def component_choices(data: dict) -> list[dict]:
-    """The components a reader may choose, in the order the page shows them (a group's
-    members where the group is), each named with its group."""
-    listed = data["components"]
-    groups = {component["id"]: component["name"] for component in listed if component["group"]}
-    choices = []
-    for component in listed:
-        if component["group"]:
-            members = [member for member in listed if member.get("group_id") == component["id"]]
-            choices += [
-                {"id": member["id"], "label": f"{component['name']} / {member['name']}"}
-                for member in members
-                if not member["group"]
-            ]
-        elif component.get("group_id") not in groups:
-            choices.append({"id": component["id"], "label": component["name"]})
-    return choices
+def chosen_components(data: dict, chosen: list[str] | None, whole: object) -> list[str]:
+    """The components a reader's form chose: those checked, and every member of each group
+    it chose whole (`whole_groups[]`, whose members the form's script checks)."""
+    return component_choices.with_whole_groups(chosen, whole, data["components"])
 
 
 def _common(data: dict, base: str) -> dict:
@@ -316,7 +305,7 @@ def subscribe_page(
         .render(
             **_common(data, base),
             chosen=chosen,
-            choices=component_choices(data),
+            choices=component_choices.sections(data["components"]),
             values=values or {},
             problems=problems or {},
         )
@@ -328,7 +317,7 @@ def subscription_page(
 ) -> str:
     """What a subscriber manages from the link in every notification: its components, and a
     way out."""
-    choices = component_choices(data) if not subscription["incident_id"] else []
+    choices = [] if subscription["incident_id"] else component_choices.sections(data["components"])
     return (
         _environment()
         .get_template("subscription_page.html")

@@ -87,6 +87,9 @@ def subscribe(visit: Visit) -> Response:
     chosen = _chosen_kind(visit)
     try:
         fields = visit.request.parse(schemas.SubscriberCreate).subscriber
+        whole = visit.request.body.get("whole_groups")
+        if whole:
+            fields.component_ids = html.chosen_components(visit.data, fields.component_ids, whole)
         subscriber = subscriber_api.subscribe_reader(visit, fields)
     except (errors.ApiError, DomainError) as error:
         refused = error if isinstance(error, errors.ApiError) else errors.from_domain(error)
@@ -224,6 +227,8 @@ def save_subscription(request: ApiRequest) -> Response:
     chosen = (
         request.parse(schemas.SubscriberCreate).subscriber.component_ids if request.body else None
     )
+    if request.body and request.body.get("whole_groups"):
+        chosen = html.chosen_components(visitor.data, chosen, request.body["whole_groups"])
     visitor.subscriber = subscribers.set_components(
         visitor.subscriber.page_id, visitor.subscriber, list(chosen or [])
     )

@@ -41,6 +41,7 @@ _PROFILE_TEXTS = (
     "favicon_logo",
     "hero_cover",
     "transactional_logo",
+    "dark_logo",
 )
 # What the HTML page calls each state of an incident or maintenance.
 UNRESOLVED, RESOLVED = "unresolved", "resolved"

@@ -281,3 +281,28 @@ def test_an_image_larger_than_4096_a_side_or_whose_header_lies_is_refused(
     assert answer.status == 422, answer.text
     assert problem in answer.text
     assert _page(world)["transactional_logo"] is None
+
+
+def test_a_dark_mode_logo_is_shown_to_readers_in_dark_mode(console, make_user, world, branding):
+    console.sign_in(make_user())
+    answer = _upload(
+        console,
+        branding,
+        transactional_logo=("logo.png", PNG, "image/png"),
+        dark_logo=("dark.png", _png(2, 1), "image/png"),
+    )
+    assert answer.status == 303
+    assert "New logo and dark-mode logo saved" in console.get(answer.headers["location"]).text
+    public = _public_html(world)
+    dark = re.search(r'<source srcset="([^"]+)" media="\(prefers-color-scheme: dark\)">', public)
+    assert dark and re.search(rf"/s/{world.page_id}/branding/[0-9a-f]{{64}}\.png$", dark[1])
+    assert _fetch(console, dark[1]).body == _png(2, 1)
+    assert '<picture class="logo">' in public  # no plate: the owner's dark logo is for dark
+    assert "dark_logo" not in _page(world)  # the API's page keeps the contract's fields
+
+    console.get(branding)
+    removed = console.post(f"{branding}/remove", {"image": "dark_logo"})
+    assert removed.status == 303
+    public = _public_html(world)
+    assert "<source" not in public
+    assert '<picture class="logo plated">' in public  # the logo, on a plate in dark mode

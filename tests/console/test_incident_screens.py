@@ -157,5 +157,5 @@ def test_an_invalid_form_says_the_problem_beside_the_field(console, make_user, w
         {"incident[name]": "", "incident[status]": "investigating"},
     )
     assert answer.status == 422
-    assert '<p class="problem" id="name-problem">The name can&#39;t be blank</p>' in answer.text
+    assert '<p class="problem" id="name-problem">The name cannot be empty</p>' in answer.text
     assert "<strong>name</strong>" not in answer.text

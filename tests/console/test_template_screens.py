@@ -110,8 +110,9 @@ def test_a_template_naming_another_pages_component_is_refused_with_the_field(
             "template[component_ids][]": foreign,
         },
     )
-    assert answer.status == 422 and "component_ids" in answer.text
-    assert "is not a component of this page" in answer.text
+    assert answer.status == 422  # the templates screen again, its problem in words
+    assert "<li>One of the components is not a component of this page</li>" in answer.text
+    assert "Add the template</button>" in answer.text
     blank = console.post(
         f"/manage/pages/{world.page_id}/templates/new",
         {"template[name]": "", "template[title]": "x"},

@@ -10,8 +10,6 @@ and its data; a page access user; a user with one role, who then sees no control
 that role does not allow. The API is used only to read results back (and to open the other
 incident). Every screen is held to axe and photographed at 1280 and 390 px (`month_*`)."""
 
-import struct
-import zlib
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -32,6 +30,7 @@ from tests.e2e.console_driver import (  # noqa: E402
     choose_password,
     first_start_of,
     look,
+    png,
     public_text_once,
     sign_in,
     sign_in_owner,
@@ -53,23 +52,6 @@ def browser(tmp_path):
     driver = chromium.start(tmp_path / "profile", "1280,1000")
     yield driver
     driver.quit()
-
-
-def png(width: int = 120, height: int = 40) -> bytes:
-    """A small real PNG: a solid blue logo."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    rows = b"".join(b"\x00" + b"\x1f\x4e\xd0" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
 
 
 def subscribers_csv() -> str:

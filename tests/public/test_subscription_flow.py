@@ -40,7 +40,7 @@ def test_the_header_offers_subscribing_and_the_form_is_served(world, visitor):
     assert form.status == 200
     assert_public_html(form)
     assert f'action="/s/{world.page_id}/subscribe?via=email"' in form.text
-    assert "Core / API" in form.text
+    assert "<legend>Core</legend>" in form.text and ">API</label>" in form.text
     assert "?via=sms" in form.text and "?via=webhook" in form.text
 
 
