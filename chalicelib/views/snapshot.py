@@ -5,8 +5,8 @@ Each such write counts a change on the snapshot item in its own transaction (the
 does it), so writes never pay for the page's view; a view that finds changes the body was not
 built after (or no body: a page never viewed) rebuilds it. A rebuild reads only what the page shows:
 the page, its components, the open incidents and maintenances (a sparse index, then each one's
-updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
-incident items, each with its newest update in brief), the newest of those that began
+updates), the newest incidents of each of the last `RECENT_DAYS` days (a bounded query a day
+of incident items, each with its newest update in brief), the newest of those that began
 earlier in the uptime bars' window (one bounded query: the bars' day cards name them) and each
 showcased component's status days over that window, and which metrics it charts (one Query;
 their points are read when the page is viewed, as data points do not change the snapshot).
@@ -20,7 +20,8 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
 from chalicelib.domain import components, incidents, metrics, uptime
@@ -36,8 +37,11 @@ from chalicelib.views import content
 
 # The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
 UPTIME_WINDOW = timedelta(days=91)
-# Past incidents the page lists, in brief, beyond the open ones.
+# The days whose past incidents the page lists, in brief, beyond the open ones (today and
+# the 14 before, in the page's time zone), and how many of each day at most (the newest; the
+# others are behind a link to the history): no file or read grows with a busy day.
 RECENT_DAYS = 15
+PER_DAY = 10
 # Incidents that began in the uptime bars' window before those days, read for the bars' day
 # cards at most (the newest): the read stays bounded however busy the window was.
 UPTIME_OLDER_INCIDENTS = 200
@@ -84,7 +88,8 @@ def refresh(
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
-    entries, related = _entries(page_id)
+    time_zone = profile_of(page).get("time_zone") or "Etc/UTC"
+    entries, related = _entries(page_id, time_zone)
     history = _uptime_history(page, records)
     displayed = [
         metric for metric in metrics.metrics_of(page_id, consistent=True) if metric.display
@@ -127,20 +132,29 @@ def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> 
     return changes
 
 
-def _entries(page_id: str) -> tuple[list[dict], list[IncidentRecord]]:
-    """The open incidents and maintenances whole, the others that began in the last
-    `RECENT_DAYS` days in brief, newest first; and, for the uptime bars' day cards, every
-    incident of those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the
-    bars' window (one bounded query more)."""
+def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRecord]]:
+    """The open incidents and maintenances whole, and in brief, newest first: the newest
+    `PER_DAY` + 1 that began on each of the last `RECENT_DAYS` days of the page's time zone (one
+    more than a day lists: it says the day has more, behind a link to the history), and the
+    newest `content.NEWEST_LISTED` since (the status API's lists and the feeds). Each read is
+    bounded, however busy a day was. For the uptime bars' day cards, those and the newest
+    `UPTIME_OLDER_INCIDENTS` that began before them in the bars' window."""
     opened = incidents.with_updates(incidents.open_records(page_id))
     shown = {incident.record.id for incident in opened}
     now = clock.now()
-    recent_start = now - timedelta(days=RECENT_DAYS)
-    recent = [
-        record
-        for record in incidents.started_between(page_id, recent_start, _LATEST)
-        if record.id not in shown
+    zone = ZoneInfo(time_zone)
+    today = now.astimezone(zone).date()
+    starts = [
+        datetime.combine(today - timedelta(days=offset), time(), zone).astimezone(UTC)
+        for offset in range(-1, RECENT_DAYS)
     ]
+    found: dict[str, IncidentRecord] = {}
+    for start, end in zip(starts[1:], starts, strict=False):
+        found |= {r.id: r for r in incidents.started_between(page_id, start, end, PER_DAY + 1)}
+    recent_start = starts[-1]
+    newest = incidents.started_between(page_id, recent_start, _LATEST, content.NEWEST_LISTED)
+    found |= {record.id: record for record in newest}
+    recent = [record for record in found.values() if record.id not in shown]
     older = incidents.started_between(
         page_id, now - UPTIME_WINDOW, recent_start, limit=UPTIME_OLDER_INCIDENTS
     )
