@@ -36,8 +36,9 @@ from chalicelib.views.snapshot import Snapshot
 if TYPE_CHECKING:
     from chalicelib.store.models import Page
 
-# The query parameters that choose another file; any other parameter is ignored.
-VARIANT_KEYS = ("quarter", "month", "metric_period", "via")
+# The query parameters that choose another file; any other parameter is ignored. `before`
+# (a later page of a history period) is never published: the app answers it.
+VARIANT_KEYS = ("quarter", "month", "metric_period", "via", "before")
 # Past quarters of the history published beside the current one; older ones are rendered by
 # the app when asked for (each costs its own reads at every publish).
 PAST_QUARTERS = 0

@@ -320,6 +320,7 @@ def routing_cases(page_id: str) -> dict:
             "history?quarter=1999-Q1",
             "history?month=2026-01",
             "history?quarter=2026-Q1&month=2026-01",
+            "history?before=0000000000000000",
             "sign-in",
             "subscriptions/abc/manage",
             "site.json",
