@@ -10,6 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from chalice import Blueprint, Response
@@ -313,7 +314,7 @@ def history_page(visit: Visit) -> Response:
     listed = history_entries(visit, period, before)
 
     def render() -> str:
-        entries = [content.brief_entry(r) for r in listed.records if visit.shows(r.component_ids)]
+        entries = [entry for entry in listed.entries if visit.shows(entry["component_ids"])]
         return html.history_page(visit.data, visit.base, period, entries, now, listed)
 
     parts = ("history", period.label, before or "", clock_changes.period_of(visit.data, now))
@@ -323,31 +324,34 @@ def history_page(visit: Visit) -> Response:
 @dataclass(frozen=True)
 class HistoryEntries:
     """A page of a history period: the newest `HISTORY_PAGE` incidents that began in it (after
-    the incident `before`, when given), and the last of them when the period has more."""
+    the incident `before`, when given), in brief, and the last of them when the period has
+    more."""
 
-    records: list
+    entries: list[dict]
     before: str | None
     more: str | None
 
 
 def history_entries(visit: Visit, period: days.Period, before: str | None) -> HistoryEntries:
-    """Shared by the renders of one publish."""
+    """Read once for the renders of one publish."""
     start, end = period.bounds(visit.data["page"]["time_zone"])
-    found = visit.read(_history_records, visit.snapshot.page_id, start, end, before)
-    records = found[:HISTORY_PAGE]
-    more = records[-1].id if len(found) > HISTORY_PAGE else None
-    return HistoryEntries(records, before, more)
+    return visit.read(_history_entries, visit.snapshot.page_id, start, end, before)
 
 
-def _history_records(page_id: str, start, end, before: str | None) -> list:
-    """One bounded Query (and, for a later page, the GetItem of the incident it follows):
-    one incident more than a page lists, which says there are more."""
+def _history_entries(
+    page_id: str, start: datetime, end: datetime, before: str | None
+) -> HistoryEntries:
+    """One bounded Query (and, for a later page, the GetItem of the incident it follows),
+    of one incident more than a page lists, which says there are more."""
     after = None
     if before is not None:
         after = incidents.get_record(page_id, before)
         if after.started_at is None or not start <= after.started_at < end:
             raise errors.not_found()
-    return incidents.started_between(page_id, start, end, HISTORY_PAGE + 1, after)
+    found = incidents.started_between(page_id, start, end, HISTORY_PAGE + 1, after)
+    records = found[:HISTORY_PAGE]
+    more = records[-1].id if len(found) > HISTORY_PAGE else None
+    return HistoryEntries([content.brief_entry(record) for record in records], before, more)
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)

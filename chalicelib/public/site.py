@@ -120,20 +120,6 @@ def is_dynamic(snapshot: Snapshot) -> bool:
     return bool(page["private"] or page.get("audience_specific"))
 
 
-def fingerprint(snapshot: Snapshot, entry: dict) -> str:
-    """What an incident's page is rendered from: the page's settings and the incident as the
-    snapshot lists it (a newer update, a postmortem or an edit changes it)."""
-    return _digest([_settings(snapshot.content), entry])
-
-
-def incident_keys(snapshot: Snapshot) -> dict[str, str]:
-    """The key of each incident page the snapshot lists, and its fingerprint."""
-    return {
-        f"incidents/{entry['incident']['id']}": fingerprint(snapshot, entry)
-        for entry in snapshot.content["incidents"]
-    }
-
-
 def render(
     snapshot: Snapshot,
     mount: Mount,
@@ -173,7 +159,7 @@ def _views(snapshot: Snapshot) -> Iterator[_View]:
     today = days.today(data["page"]["time_zone"], clock.now())
     settings = _settings(data)
     # Everything the snapshot holds: what the page itself, its feeds and its JSON show.
-    whole = {name: value for name, value in data.items() if name != "built_at"}
+    whole = _digest({name: value for name, value in data.items() if name != "built_at"})
     home: tuple[str, ...] = ("",)
     if data.get("metrics"):
         # The charts' points are read when rendered: no snapshot says they changed.
@@ -190,8 +176,8 @@ def _views(snapshot: Snapshot) -> Iterator[_View]:
 
     def history(visit: routes.Visit, period: days.Period = period) -> object:
         listed = routes.history_entries(visit, period, None)
-        entries = [content.brief_entry(record) for record in listed.records]
-        return [settings, data["components"], entries, listed.more, period.label, str(today)]
+        made_of = [settings, data["components"], listed.entries, listed.more, period.label]
+        return [*made_of, str(today)]
 
     yield _View(("history", f"history?{period.parameter}"), routes.history_page, {}, {}, history)
     for _ in range(PAST_QUARTERS):

@@ -130,3 +130,6 @@ def test_a_busy_day_publishes_a_bounded_home_page_and_a_paged_history(world, vis
         pages += 1
     assert pages >= 2
     assert sorted(seen) == sorted(made)
+    # A cursor that names no incident of the page's period, or is no incident id at all.
+    assert visitor.get("/history?before=0000000000000000").status == 404
+    assert visitor.get("/history?before=no%20such%20thing").status == 400
