@@ -110,7 +110,7 @@ def test_a_busy_day_publishes_a_bounded_home_page_and_a_paged_history(world, vis
     assert listed == set(made[-snapshot.PER_DAY :])
     more = re.search(r'href="(/s/[^"]+/history\?[^"]+)">More incidents on', home.text)
     assert more, "no link to the day's other incidents"
-    assert len(home.text) < 200_000
+    assert len(home.text) < 100_000
 
     history = visitor.get("/history")
     assert history.status == 200
