@@ -134,11 +134,13 @@ def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> 
 
 def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRecord]]:
     """The open incidents and maintenances whole, and in brief, newest first: the newest
-    `PER_DAY` + 1 that began on each of the last `RECENT_DAYS` days of the page's time zone (one
-    more than a day lists: it says the day has more, behind a link to the history), and the
-    newest `content.NEWEST_LISTED` since (the status API's lists and the feeds). Each read is
-    bounded, however busy a day was. For the uptime bars' day cards, those and the newest
-    `UPTIME_OLDER_INCIDENTS` that began before them in the bars' window."""
+    `content.NEWEST_LISTED` that began in the last `RECENT_DAYS` days of the page's time zone
+    (the status API's lists and the feeds), and of each of those days at least its newest
+    `PER_DAY` + 1 (one more than a day lists: it says the day has more, behind a link to the
+    history). Each read is bounded, however busy a day was: one Query on most pages, and on a
+    busy one a Query more for each day the first did not reach. For the uptime bars' day
+    cards, those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the bars'
+    window."""
     opened = incidents.with_updates(incidents.open_records(page_id))
     shown = {incident.record.id for incident in opened}
     now = clock.now()
@@ -148,12 +150,18 @@ def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRec
         datetime.combine(today - timedelta(days=offset), time(), zone).astimezone(UTC)
         for offset in range(-1, RECENT_DAYS)
     ]
-    found: dict[str, IncidentRecord] = {}
-    for start, end in zip(starts[1:], starts, strict=False):
-        found |= {r.id: r for r in incidents.started_between(page_id, start, end, PER_DAY + 1)}
     recent_start = starts[-1]
     newest = incidents.started_between(page_id, recent_start, _LATEST, content.NEWEST_LISTED)
-    found |= {record.id: record for record in newest}
+    found = {record.id: record for record in newest}
+    if len(newest) == content.NEWEST_LISTED:
+        # The days after the oldest read are whole in it; each other day is read on its own
+        # unless it has enough already (its newest: the read was the newest of all).
+        reached = min(record.started_at for record in newest)
+        for start, end in zip(starts[1:], starts, strict=False):
+            had = sum(1 for record in newest if start <= record.started_at < end)
+            if start <= reached and had <= PER_DAY:
+                listed = incidents.started_between(page_id, start, end, PER_DAY + 1)
+                found |= {record.id: record for record in listed}
     recent = [record for record in found.values() if record.id not in shown]
     older = incidents.started_between(
         page_id, now - UPTIME_WINDOW, recent_start, limit=UPTIME_OLDER_INCIDENTS

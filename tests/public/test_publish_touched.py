@@ -133,3 +133,35 @@ def test_a_busy_day_publishes_a_bounded_home_page_and_a_paged_history(world, vis
     # A cursor that names no incident of the page's period, or is no incident id at all.
     assert visitor.get("/history?before=0000000000000000").status == 404
     assert visitor.get("/history?before=no%20such%20thing").status == 400
+
+
+def test_a_busy_day_before_today_lists_its_newest_and_links_to_the_rest(
+    world, visitor, monkeypatch
+):
+    from datetime import UTC, datetime, timedelta
+
+    from chalicelib import clock
+    from chalicelib.views import content
+
+    # The newest read holds 5: today's incidents fill it, yesterday's are read on their own.
+    monkeypatch.setattr(content, "NEWEST_LISTED", 5)
+    yesterday, today = datetime(2030, 5, 2, 8, tzinfo=UTC), datetime(2030, 5, 3, 8, tzinfo=UTC)
+    made: dict[datetime, list[str]] = {yesterday: [], today: []}
+    try:
+        for day, count in ((yesterday, 14), (today, 6)):
+            for number in range(count):
+                clock.freeze(day + timedelta(minutes=number))
+                made[day].append(
+                    make_incident(world, f"On {day:%d} {number}", status="resolved")["id"]
+                )
+        home = visitor.get("/")
+    finally:
+        clock.freeze(None)
+    assert home.status == 200
+    listed = set(re.findall(r'/incidents/([0-9a-z]{16})"', home.text))
+    assert listed == set(made[today]) | set(made[yesterday][-10:])
+    more = re.findall(r'href="([^"]+)">More incidents on ([^<]+)<', home.text)
+    assert [label for _, label in more] == ["May 2, 2030"]
+    rest = world.api.get(more[0][0].replace("&amp;", "&"))
+    assert rest.status == 200, rest.text
+    assert re.findall(r'/incidents/([0-9a-z]{16})"', rest.text) == made[yesterday][3::-1]
