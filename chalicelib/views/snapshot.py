@@ -88,8 +88,7 @@ def refresh(
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
-    time_zone = profile_of(page).get("time_zone") or "Etc/UTC"
-    entries, related = _entries(page_id, time_zone)
+    entries, related = _entries(page_id, uptime.time_zone_of(page))
     history = _uptime_history(page, records)
     displayed = [
         metric for metric in metrics.metrics_of(page_id, consistent=True) if metric.display
