@@ -20,7 +20,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
@@ -132,36 +132,16 @@ def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> 
 
 
 def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRecord]]:
-    """The open incidents and maintenances whole, and in brief, newest first: the newest
-    `content.NEWEST_LISTED` that began in the last `RECENT_DAYS` days of the page's time zone
-    (the status API's lists and the feeds), and of each of those days at least its newest
-    `PER_DAY` + 1 (one more than a day lists: it says the day has more, behind a link to the
-    history). Each read is bounded, however busy a day was: one Query on most pages, and on a
-    busy one a Query more for each day the first did not reach. For the uptime bars' day
-    cards, those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the bars'
-    window."""
+    """The open incidents and maintenances whole, and in brief, newest first, those of the
+    last `RECENT_DAYS` days of the page's time zone that `_recent` reads. For the uptime bars'
+    day cards, those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the
+    bars' window."""
     opened = incidents.with_updates(incidents.open_records(page_id))
     shown = {incident.record.id for incident in opened}
     now = clock.now()
     zone = ZoneInfo(time_zone)
-    today = now.astimezone(zone).date()
-    starts = [
-        datetime.combine(today - timedelta(days=offset), time(), zone).astimezone(UTC)
-        for offset in range(-1, RECENT_DAYS)
-    ]
-    recent_start = starts[-1]
-    newest = incidents.started_between(page_id, recent_start, _LATEST, content.NEWEST_LISTED)
-    found = {record.id: record for record in newest}
-    if len(newest) == content.NEWEST_LISTED:
-        # The days after the oldest read are whole in it; each other day is read on its own
-        # unless it has enough already (its newest: the read was the newest of all).
-        reached = min(record.started_at for record in newest)
-        for start, end in zip(starts[1:], starts, strict=False):
-            had = sum(1 for record in newest if start <= record.started_at < end)
-            if start <= reached and had <= PER_DAY:
-                listed = incidents.started_between(page_id, start, end, PER_DAY + 1)
-                found |= {record.id: record for record in listed}
-    recent = [record for record in found.values() if record.id not in shown]
+    recent_start = _day_start(now.astimezone(zone).date() - timedelta(days=RECENT_DAYS - 1), zone)
+    recent = [record for record in _recent(page_id, recent_start, zone) if record.id not in shown]
     older = incidents.started_between(
         page_id, now - UPTIME_WINDOW, recent_start, limit=UPTIME_OLDER_INCIDENTS
     )
@@ -170,6 +150,37 @@ def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRec
     related = [incident.record for incident in opened] + recent
     related += [record for record in older if record.id not in shown]
     return sorted(entries, key=lambda entry: entry["incident"]["id"], reverse=True), related
+
+
+def _recent(page_id: str, start: datetime, zone: ZoneInfo) -> list[IncidentRecord]:
+    """The newest `content.NEWEST_LISTED` incidents that began since `start` (the status API's
+    lists and the feeds), and of each day since at least its newest `PER_DAY` + 1 (one more
+    than a day lists: it says the day has more). Each read is a Query with a limit, however
+    busy a day was: one on most pages; on a busy one, going back, one for the days a read
+    did not reach and one for a day it reached only part of."""
+    found: dict[str, IncidentRecord] = {}
+    end, limit = _LATEST, content.NEWEST_LISTED
+    while end > start:
+        batch = incidents.started_between(page_id, start, end, limit)
+        found |= {record.id: record for record in batch}
+        if len(batch) < limit:
+            break  # all of [start, end)
+        # The days after the oldest read are whole in the batch; that day may not be.
+        day = batch[-1].started_at.astimezone(zone).date()
+        day_start, day_end = _day_start(day, zone), _day_start(day + timedelta(days=1), zone)
+        if sum(1 for record in batch if record.started_at >= day_start) <= PER_DAY:
+            found |= {
+                record.id: record
+                for record in incidents.started_between(
+                    page_id, day_start, min(day_end, end), PER_DAY + 1
+                )
+            }
+        end, limit = day_start, PER_DAY + 1
+    return list(found.values())
+
+
+def _day_start(day: date, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(), zone).astimezone(UTC)
 
 
 def _trimmed(entries: list[dict], listed: int) -> list[dict]:

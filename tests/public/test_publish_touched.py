@@ -12,6 +12,7 @@ import pytest
 
 from chalicelib import config
 from chalicelib.sitestore.bucket import BucketStore
+from tests.dynamodb_calls import recording as recording_reads
 from tests.public.conftest import make_component, make_incident, update_page
 from tests.s3_requests import recording
 
@@ -103,6 +104,10 @@ def test_a_busy_day_publishes_a_bounded_home_page_and_a_paged_history(world, vis
     made = []
     for number in range(130):
         made.append(make_incident(world, f"Burst {number}", status="resolved")["id"])
+    # The snapshot's reads are bounded: the day's newest, not all 130.
+    with recording_reads() as calls:
+        snapshot.refresh(world.page_id, stored=False)
+    assert calls.items_read() < 100, calls.summary()
     home = visitor.get("/")
     assert home.status == 200
     listed = set(re.findall(r'/incidents/([0-9a-z]{16})"', home.text))
