@@ -155,6 +155,9 @@ class _View:
 
 
 def _views(snapshot: Snapshot) -> Iterator[_View]:
+    """Each view of the page, with what its answer is made of as the view uses it: an update
+    to one incident leaves the other incidents' pages, the badge, the icon and the forms as
+    they were."""
     data = snapshot.content
     today = days.today(data["page"]["time_zone"], clock.now())
     settings = _settings(data)
