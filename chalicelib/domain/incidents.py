@@ -253,19 +253,35 @@ def with_updates(records: list[IncidentRecord]) -> list[Incident]:
 
 
 def started_between(
-    page_id: str, start: datetime, end: datetime, limit: int | None = None
+    page_id: str,
+    start: datetime,
+    end: datetime,
+    limit: int | None = None,
+    after: IncidentRecord | None = None,
 ) -> list[IncidentRecord]:
     """Incidents that began in [start, end) (a maintenance: when its window opens), newest
-    first (the newest `limit` of them), without their updates (each carries its newest in
-    brief)."""
+    first (the newest `limit` of them; with `after`, those that come after it in that order:
+    a page of a list that does not shift as incidents are added), without their updates
+    (each carries its newest in brief)."""
     return list(
         IncidentRecord.by_start.query(
             page_id,
             IncidentRecord.started_at.between(start, end),
             scan_index_forward=False,
             limit=limit,
+            last_evaluated_key=_start_key(after) if after is not None else None,
         )
     )
+
+
+def _start_key(record: IncidentRecord) -> dict:
+    """Where a Query of `incidents-by-start` resumes after `record`."""
+    return {
+        "page_id": {"S": record.page_id},
+        "key": {"S": record.key},
+        "incident_page": {"S": record.page_id},
+        "started_at": {"S": IncidentRecord.started_at.serialize(record.started_at)},
+    }
 
 
 def counted_in_uptime(

@@ -11,7 +11,8 @@ Logs Insights, but no dimension.
   delivery sent and failed (`chalicelib/notify/delivery_metrics.py`; the failed-share alarms
   of `infra/alarms.py` read them);
 - `FanOutRecipients` (Count): the recipients one fan-out enqueued;
-- `PublishDelay` (Seconds): from a write the public sees to its files published.
+- `PublishDelay` (Seconds): from a write the public sees to its files published (the line
+  also says what the publish cost: `seconds`, `rendered` files, `store_reads`, `store_writes`).
 """
 
 import json
@@ -59,9 +60,13 @@ def fan_out_size(recipients: int, event_kind: str) -> None:
     emit({FAN_OUT_RECIPIENTS: (MetricUnit.Count, recipients)}, properties={"event": event_kind})
 
 
-def publish_delay(written_at: datetime | None, page_id: str) -> None:
-    """`written_at`: when the newest write the published files show was committed."""
+def publish_delay(written_at: datetime | None, page_id: str, **cost: float) -> None:
+    """`written_at`: when the newest write the published files show was committed; `cost`:
+    what the publish took (its seconds, the files it rendered, its requests to the store)."""
     if written_at is None:
         return
     delay = max(0.0, (datetime.now(UTC) - written_at).total_seconds())
-    emit({PUBLISH_DELAY: (MetricUnit.Seconds, round(delay, 3))}, properties={"page_id": page_id})
+    emit(
+        {PUBLISH_DELAY: (MetricUnit.Seconds, round(delay, 3))},
+        properties={"page_id": page_id, **cost},
+    )

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from chalicelib.http import errors
 from chalicelib.views.content import UPCOMING
+from chalicelib.views.snapshot import PER_DAY
 from chalicelib.web.times import local
 
 PAST_DAYS = 15
@@ -31,14 +32,34 @@ def _day_of(entry: dict, time_zone: str) -> date:
     return local(started(entry), time_zone).date()
 
 
-def past_days(entries: list[dict], time_zone: str, today: date) -> list[tuple[date, list[dict]]]:
+@dataclass(frozen=True)
+class PastDay:
+    """A day of the status page: the incidents it lists (the newest `PER_DAY`) and, when it
+    had more, the history page that lists the others (`more`: its query)."""
+
+    day: date
+    entries: list[dict]
+    more: str | None = None
+
+
+def past_days(entries: list[dict], time_zone: str, today: date) -> list[PastDay]:
     """Today and the 14 days before, newest first, each with the incidents that began then
-    (maintenances still ahead are shown apart)."""
+    (maintenances still ahead are shown apart), the newest `PER_DAY` of them: the snapshot
+    holds one more of a day that had more."""
     shown = [entry for entry in entries if entry["state"] != UPCOMING]
+    # As the history lists them (`incidents.started_between`): a day's link to the rest
+    # starts after the last it lists.
+    shown.sort(key=lambda entry: (started(entry), entry["incident"]["id"]), reverse=True)
     days = []
     for offset in range(PAST_DAYS):
         day = today - timedelta(days=offset)
-        days.append((day, [entry for entry in shown if _day_of(entry, time_zone) == day]))
+        listed = [entry for entry in shown if _day_of(entry, time_zone) == day]
+        more = None
+        if len(listed) > PER_DAY:
+            listed = listed[:PER_DAY]
+            period = parse_period(None, None, day)
+            more = f"{period.parameter}&before={listed[-1]['incident']['id']}"
+        days.append(PastDay(day, listed, more))
     return days
 
 

@@ -8,7 +8,7 @@ templates loaded on the first page rendered, not when the app is imported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,8 @@ from chalicelib.web.templates import environment_for
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+
+    from chalicelib.public import routes
 
 _HERE = Path(__file__).parent
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
@@ -263,21 +265,32 @@ def history_choices(data: dict) -> list[dict]:
 
 
 def history_page(
-    data: dict, base: str, period: days.Period, entries: list[dict], now: datetime
+    data: dict,
+    base: str,
+    period: days.Period,
+    entries: list[dict],
+    now: datetime,
+    listed: routes.HistoryEntries | None = None,
 ) -> str:
-    """One period of the history: its months newest first (those still ahead only when a
-    maintenance is scheduled in them), each incident and maintenance in brief with a link to
-    its page; a pager to the period before and, once it has begun, after; a filter by
+    """One page of a period of the history: its months newest first (those still ahead only
+    when a maintenance is scheduled in them), each incident and maintenance in brief with a
+    link to its page; a pager to the period before and, once it has begun, after; links to
+    the period's older incidents (`listed.more`) and back to its newest; a filter by
     component (the page's script: the published file is the same for every reader)."""
     time_zone = data["page"]["time_zone"]
     today = days.today(time_zone, now)
+    # A page of a busy period shows the months its incidents are in, and those between.
+    newest = _month_of(entries[0], time_zone) if listed and listed.before and entries else None
+    oldest = _month_of(entries[-1], time_zone) if listed and listed.more and entries else None
     months = []
     for first in period.month_starts():
-        listed = days.in_month(entries, time_zone, first)
-        if first <= today or listed:
+        if (newest and first > newest) or (oldest and first < oldest):
+            continue
+        in_month = days.in_month(entries, time_zone, first)
+        if first <= today or in_month:
             label = first.strftime("%B %Y")
             parameter = days.Period(first.year, first.month, 1).parameter
-            months.append({"label": label, "parameter": parameter, "entries": listed})
+            months.append({"label": label, "parameter": parameter, "entries": in_month})
     template = _environment().get_template("history_page.html")
     return template.render(
         **_common(data, base),
@@ -287,7 +300,14 @@ def history_page(
         older=period.before() if period.before().year >= days.EARLIEST_YEAR else None,
         newer=None if period.after().starts_after(today) else period.after(),
         choices=history_choices(data),
+        period=period,
+        later_page=bool(listed and listed.before),
+        more=listed.more if listed else None,
     )
+
+
+def _month_of(entry: dict, time_zone: str) -> date:
+    return times.local(days.started(entry), time_zone).date().replace(day=1)
 
 
 def subscribe_page(

@@ -27,7 +27,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -72,6 +72,13 @@ class Build:
     files: dict[str, list[site.File]] = field(default_factory=dict)
     # When its reads began (epoch seconds): a withdrawal after it is newer than the build.
     started: float = 0.0
+    # Each place's manifest as the build found it, and the keys it rendered (the others'
+    # inputs were those of their published files).
+    old_manifests: dict[str, dict | None] = field(default_factory=dict)
+    rendered: dict[str, list[str]] = field(default_factory=dict)
+    # The hold of the page's lock the build was made under, if any: `save` under the same
+    # hold needs not read the manifests again.
+    hold: object = None
 
     @property
     def version(self) -> tuple[int, str]:
@@ -144,7 +151,8 @@ def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = 
     """Publish the page's files unless they are current (or `force`): "current",
     "published", "older" (a newer version was stored meanwhile) or "removed" (there is no
     such page)."""
-    store = store or current()
+    store = _Counted(store or current())
+    began = time.monotonic()
     known = page_snapshot.publication_of(page_id)
     if known is not None and not force and known.is_current(clock.now()):
         return "current"
@@ -164,7 +172,14 @@ def publish_page(page_id: str, store: SiteStore | None = None, *, force: bool = 
             return "older"
     page_snapshot.mark_published(page_id, built.changes, built.due)
     if known is not None and (known.published_changes or 0) < built.changes:  # shows a new write
-        metrics.publish_delay(known.changed_at, page_id)
+        metrics.publish_delay(
+            known.changed_at,
+            page_id,
+            seconds=round(time.monotonic() - began, 3),
+            rendered=sum(len(keys) for keys in built.rendered.values()),
+            store_reads=store.reads,
+            store_writes=store.writes,
+        )
     if known is not None and (known.published_changes or 0) < built.changes < known.changes:
         # Built before the indexes showed the last change: once more when they do. Only
         # while builds move on: one that shows no more than the last would ask forever.
@@ -188,34 +203,42 @@ def build(page_id: str, store: SiteStore) -> Build | None:
         datetime.now(UTC).isoformat(),  # wall time: it orders real publishes
         due=_due(snapshot.content, now),
         started=started,
+        hold=_hold_of(page_id),
     )
     dynamic = site.is_dynamic(snapshot)
-    keys = site.incident_keys(snapshot)
     reads: dict = {}
     for mount in site.mounts_of(page):
+        # Read once: `save`, under the same hold of the lock, compares with it too.
+        old = _read_json(store, _at(mount.folder))
+        built.old_manifests[mount.folder] = old
+        built.rendered[mount.folder] = []
         if dynamic:
             built.manifests[mount.folder] = {"page_id": page_id, "dynamic": True, "files": {}}
             built.files[mount.folder] = []
             continue
-        old = _read_json(store, f"{mount.folder}/{MANIFEST}") or {}
-        old_files = old.get("files", {}) if old.get("page_id") == page_id else {}
+        old_files = (old or {}).get("files", {}) if (old or {}).get("page_id") == page_id else {}
+        entries: dict[str, dict] = {}
 
-        def unchanged(key: str, old_files=old_files) -> bool:
-            # An incident page rendered from the same incident and settings is kept as is.
-            return key in keys and old_files.get(key, {}).get("source") == keys[key]
+        def unchanged(key: str, source: str | None, old_files=old_files, entries=entries) -> bool:
+            # A file made of the same inputs as the one published is kept as it is.
+            entry = old_files.get(key)
+            if source is None or entry is None or entry.get("source") != source:
+                return False
+            entries[key] = entry
+            return True
 
         rendered = list(site.render(snapshot, mount, skip=unchanged, reads=reads))
-        entries = {key: old_files[key] for key in keys if unchanged(key)}
         for file in rendered:
             entries[file.key] = _entry(file, old_files.get(file.key), built.rendered_at, store)
-            if file.key in keys:
-                entries[file.key]["source"] = keys[file.key]
+            if file.source is not None:
+                entries[file.key]["source"] = file.source
         built.manifests[mount.folder] = {
             "page_id": page_id,
             "dynamic": False,
             "variant_keys": list(site.VARIANT_KEYS),
             "files": entries,
         }
+        built.rendered[mount.folder] = [file.key for file in rendered]
         fresh = [f for f in rendered if old_files.get(f.key, {}).get("etag") != f.etag]
         built.files[mount.folder] = fresh
     return built
@@ -262,8 +285,10 @@ def save(built: Build, store: SiteStore) -> bool:
         routing = hosts.Routing.of(built.page_id, built.manifests, (marker or {}).get("routing"))
         routing.before_files(built.started)
         wrote = False
+        held = built.hold is not None and _hold_of(built.page_id) is built.hold
         for folder, manifest in built.manifests.items():
-            wrote |= _save_mount(store, built.page_id, folder, manifest, built.files[folder])
+            old = built.old_manifests.get(folder) if held else _read_json(store, _at(folder))
+            wrote |= _save_mount(store, built.page_id, folder, manifest, built.files[folder], old)
         for folder in (marker or {}).get("mounts", []):
             if folder not in built.manifests:
                 _remove_mount(store, built.page_id, folder)
@@ -287,11 +312,15 @@ _JSON = {"Content-Type": "application/json", "Cache-Control": "no-store"}
 
 
 def _save_mount(
-    store: SiteStore, page_id: str, folder: str, manifest: dict, files: list[site.File]
+    store: SiteStore,
+    page_id: str,
+    folder: str,
+    manifest: dict,
+    files: list[site.File],
+    old: dict | None,
 ) -> bool:
     """Write the mount's changed files and its manifest if it changed, then delete the files
-    it no longer names; whether anything was written."""
-    old = _read_json(store, f"{folder}/{MANIFEST}")
+    it no longer names (`old`: the manifest stored); whether anything was written."""
     if old is not None and old.get("page_id") != page_id:
         store.delete_tree(f"{folder}/")  # a host or subdomain another page had before
         old = None
@@ -307,7 +336,7 @@ def _save_mount(
             store.write(path + ".br", compressed, file.headers, file.status)
     changed = manifest != old
     if changed:
-        store.write(f"{folder}/{MANIFEST}", json.dumps(manifest).encode(), _JSON)
+        store.write(_at(folder), json.dumps(manifest).encode(), _JSON)
     kept = {entry["file"] for entry in manifest["files"].values()}
     suffixes = ("", ".gz", ".br") if store.precompressed else ("",)
     for entry in (old or {}).get("files", {}).values():
@@ -332,7 +361,7 @@ def remove(page_id: str, store: SiteStore | None = None) -> None:
 
 def _remove_mount(store: SiteStore, page_id: str, folder: str) -> None:
     # Only while it is still this page's: another page may have taken the host since.
-    manifest = _read_json(store, f"{folder}/{MANIFEST}")
+    manifest = _read_json(store, _at(folder))
     if manifest is not None and manifest.get("page_id") == page_id:
         store.delete_tree(f"{folder}/")
 
@@ -349,16 +378,53 @@ def is_published(page_id: str, store: SiteStore | None = None) -> bool:
 @contextmanager
 def _exclusive(store: SiteStore, page_id: str) -> Iterator[None]:
     """The page's lock in the store, taken once by a thread however often it asks."""
-    held = _held.__dict__.setdefault("pages", set())
+    held = _held.__dict__.setdefault("pages", {})
     if page_id in held:
         yield
         return
     with store.exclusive(page_id):
-        held.add(page_id)
+        held[page_id] = object()
         try:
             yield
         finally:
-            held.discard(page_id)
+            del held[page_id]
+
+
+class _Counted:
+    """A store that counts the requests made of it: what a publish cost, in its metric line."""
+
+    def __init__(self, store: SiteStore):
+        self.store = store
+        self.precompressed = store.precompressed
+        self.reads = self.writes = 0
+
+    def read(self, path: str) -> bytes | None:
+        self.reads += 1
+        return self.store.read(path)
+
+    def write(self, path: str, body: bytes, headers: dict[str, str], status: int = 200) -> None:
+        self.writes += 1
+        self.store.write(path, body, headers, status)
+
+    def delete(self, path: str) -> None:
+        self.writes += 1
+        self.store.delete(path)
+
+    def delete_tree(self, prefix: str) -> None:
+        self.writes += 1
+        self.store.delete_tree(prefix)
+
+    def exclusive(self, page_id: str) -> AbstractContextManager[None]:
+        return self.store.exclusive(page_id)
+
+
+def _hold_of(page_id: str) -> object:
+    """This thread's hold of the page's lock (a new one each time it is taken), or None."""
+    return _held.__dict__.get("pages", {}).get(page_id)
+
+
+def _at(folder: str) -> str:
+    return f"{folder}/{MANIFEST}"
 
 
 _held = threading.local()

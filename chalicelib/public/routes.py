@@ -9,6 +9,8 @@ request whose `Host` is `{subdomain}.{PUBLIC_DOMAIN}` or a page's custom domain,
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TypeVar
 
 from chalice import Blueprint, Response
@@ -53,6 +55,10 @@ _V2_SCHEMAS = {
     "scheduled-maintenances/active.json": "ScheduledMaintenancesDocument",
 }
 V2_DOCUMENTS = tuple(_V2_SCHEMAS)
+# Incidents a history page lists at most; the period's others are on the pages after it.
+HISTORY_PAGE = 50
+# An incident id, as `?before=` names one.
+_CURSOR = re.compile(r"^[0-9a-z]{1,64}$")
 
 
 class Visit:
@@ -292,25 +298,60 @@ def status_page(visit: Visit) -> Response:
 
 @public_view(
     "/history",
-    "Incident history, a quarter a page (?quarter=YYYY-Qn, or one month: ?month=YYYY-MM)",
+    "Incident history, a quarter a page (?quarter=YYYY-Qn, or one month: ?month=YYYY-MM), "
+    "the newest incidents first; ?before={incident id}: those after it in that order",
     as_html=True,
 )
 def history_page(visit: Visit) -> Response:
     query = visit.request.query
     time_zone = visit.data["page"]["time_zone"]
     now = clock.now()
-    # A malformed period is a 400 before anything else.
+    # A malformed period or cursor is a 400 before anything else.
     period = days.parse_period(query.get("quarter"), query.get("month"), days.today(time_zone, now))
-    start, end = period.bounds(time_zone)
+    before = query.get("before")
+    if before is not None and not _CURSOR.match(before):
+        raise errors.bad_request()
+    listed = history_entries(visit, period, before)
 
     def render() -> str:
-        found = visit.read(incidents.started_between, visit.snapshot.page_id, start, end)
-        entries = [content.brief_entry(r) for r in found if visit.shows(r.component_ids)]
-        return html.history_page(visit.data, visit.base, period, entries, now)
+        entries = [entry for entry in listed.entries if visit.shows(entry["component_ids"])]
+        return html.history_page(visit.data, visit.base, period, entries, now, listed)
 
-    return visit.respond(
-        HTML, render, "history", period.label, clock_changes.period_of(visit.data, now)
-    )
+    parts = ("history", period.label, before or "", clock_changes.period_of(visit.data, now))
+    return visit.respond(HTML, render, *parts)
+
+
+@dataclass(frozen=True)
+class HistoryEntries:
+    """A page of a history period: the newest `HISTORY_PAGE` incidents that began in it (after
+    the incident `before`, when given), in brief, and the last of them when the period has
+    more."""
+
+    entries: list[dict]
+    before: str | None
+    more: str | None
+
+
+def history_entries(visit: Visit, period: days.Period, before: str | None) -> HistoryEntries:
+    """Read once for the renders of one publish."""
+    start, end = period.bounds(visit.data["page"]["time_zone"])
+    return visit.read(_history_entries, visit.snapshot.page_id, start, end, before)
+
+
+def _history_entries(
+    page_id: str, start: datetime, end: datetime, before: str | None
+) -> HistoryEntries:
+    """One bounded Query (and, for a later page, the GetItem of the incident it follows),
+    of one incident more than a page lists, which says there are more."""
+    after = None
+    if before is not None:
+        after = incidents.get_record(page_id, before)
+        if after.started_at is None or not start <= after.started_at < end:
+            raise errors.not_found()
+    found = incidents.started_between(page_id, start, end, HISTORY_PAGE + 1, after)
+    records = found[:HISTORY_PAGE]
+    more = records[-1].id if len(found) > HISTORY_PAGE else None
+    return HistoryEntries([content.brief_entry(record) for record in records], before, more)
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)

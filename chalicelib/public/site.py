@@ -18,6 +18,8 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache, partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chalice import Response
@@ -27,15 +29,16 @@ from chalicelib.domain import metrics, pages
 from chalicelib.domain.errors import DomainError
 from chalicelib.http import errors
 from chalicelib.http.routing import ApiRequest
-from chalicelib.public import days, html, metric_charts, routes, subscriptions
+from chalicelib.public import clock_changes, days, html, metric_charts, routes, subscriptions
 from chalicelib.views import content
 from chalicelib.views.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from chalicelib.store.models import Page
 
-# The query parameters that choose another file; any other parameter is ignored.
-VARIANT_KEYS = ("quarter", "month", "metric_period", "via")
+# The query parameters that choose another file; any other parameter is ignored. `before`
+# (a later page of a history period) is never published: the app answers it.
+VARIANT_KEYS = ("quarter", "month", "metric_period", "via", "before")
 # Past quarters of the history published beside the current one; older ones are rendered by
 # the app when asked for (each costs its own reads at every publish).
 PAST_QUARTERS = 0
@@ -63,6 +66,8 @@ class File:
     status: int
     headers: dict[str, str]
     body: bytes
+    # What it is made of (`render`), when the snapshot says it all.
+    source: str | None = None
 
     @property
     def etag(self) -> str:
@@ -115,77 +120,122 @@ def is_dynamic(snapshot: Snapshot) -> bool:
     return bool(page["private"] or page.get("audience_specific"))
 
 
-def fingerprint(snapshot: Snapshot, entry: dict) -> str:
-    """What an incident's page is rendered from: the page's settings and the incident as the
-    snapshot lists it (a newer update, a postmortem or an edit changes it)."""
-    page = {name: value for name, value in snapshot.content["page"].items() if name != "updated_at"}
-    text = json.dumps([page, entry], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def incident_keys(snapshot: Snapshot) -> dict[str, str]:
-    """The key of each incident page the snapshot lists, and its fingerprint."""
-    return {
-        f"incidents/{entry['incident']['id']}": fingerprint(snapshot, entry)
-        for entry in snapshot.content["incidents"]
-    }
-
-
 def render(
     snapshot: Snapshot,
     mount: Mount,
-    skip: Callable[[str], bool] = lambda key: False,
+    skip: Callable[[str, str | None], bool] = lambda key, source: False,
     reads: dict | None = None,
 ) -> Iterator[File]:
-    """Every file of the page at `mount`, but those `skip` says are current already.
-    `reads`, shared by the renders of one publish, keeps what views read beyond the snapshot
-    (a history period, a past incident) for the page's other places."""
+    """Every file of the page at `mount`, but those `skip` says are current already: it is
+    asked with each key and what the key's file is made of (`File.source`; None: made of
+    more than the snapshot says, rendered every time). `reads`, shared by the renders of one
+    publish, keeps what views read beyond the snapshot (a history period, a past incident)
+    for the page's other places."""
     reads = {} if reads is None else reads
-    for keys, view, query, params in _views(snapshot):
-        wanted = [key for key in keys if not skip(key)]
+    for view in _views(snapshot):
+        visit = _visit(snapshot, mount, view.query, view.params, reads)
+        made_of = view.inputs(visit) if view.inputs is not None else None
+        source = None if made_of is None else _digest([mount, _renderer(), made_of])
+        wanted = [key for key in view.keys if not skip(key, source)]
         if wanted:
-            visit = _visit(snapshot, mount, query, params, reads)
-            rendered = _answer(keys[0], view, visit)
-            yield from (replace(rendered, key=key) for key in wanted)
+            rendered = _answer(view.keys[0], view.view, visit)
+            yield from (replace(rendered, key=key, source=source) for key in wanted)
 
 
-def _views(snapshot: Snapshot) -> Iterator[tuple[tuple[str, ...], Callable, dict, dict]]:
-    """Each view with its query and parameters, and the keys it answers (a query naming
-    the default answers as its absence does)."""
+@dataclass(frozen=True)
+class _View:
+    """A view, its query and parameters, the keys it answers (a query naming the default
+    answers as its absence does), and what its answer is made of (None: more than that)."""
+
+    keys: tuple[str, ...]
+    view: Callable
+    query: dict
+    params: dict
+    inputs: Callable[[routes.Visit], object] | None
+
+
+def _views(snapshot: Snapshot) -> Iterator[_View]:
+    """Each view of the page, with what its answer is made of as the view uses it: an update
+    to one incident leaves the other incidents' pages, the badge, the icon and the forms as
+    they were."""
     data = snapshot.content
+    today = days.today(data["page"]["time_zone"], clock.now())
+    settings = _settings(data)
+    # Everything the snapshot holds: what the page itself, its feeds and its JSON show.
+    whole = _digest({name: value for name, value in data.items() if name != "built_at"})
     home: tuple[str, ...] = ("",)
     if data.get("metrics"):
+        # The charts' points are read when rendered: no snapshot says they changed.
         home += (f"?metric_period={metric_charts.DEFAULT_PERIOD}",)
         for period in metrics.WINDOWS:
             if period != metric_charts.DEFAULT_PERIOD:
                 query = {"metric_period": period}
-                yield (f"?metric_period={period}",), routes.status_page, query, {}
-    yield home, routes.status_page, {}, {}
-    today = days.today(data["page"]["time_zone"], clock.now())
+                yield _View((f"?metric_period={period}",), routes.status_page, query, {}, None)
+        yield _View(home, routes.status_page, {}, {}, None)
+    else:
+        made_of = [whole, clock_changes.period_of(data, clock.now())]
+        yield _View(home, routes.status_page, {}, {}, lambda visit: made_of)
     period = days.parse_period(None, None, today)
-    yield ("history", f"history?{period.parameter}"), routes.history_page, {}, {}
+
+    def history(visit: routes.Visit, period: days.Period = period) -> object:
+        listed = routes.history_entries(visit, period, None)
+        made_of = [settings, data["components"], listed.entries, listed.more, period.label]
+        return [*made_of, str(today)]
+
+    yield _View(("history", f"history?{period.parameter}"), routes.history_page, {}, {}, history)
     for _ in range(PAST_QUARTERS):
         period = period.before()
         query = {"quarter": period.label}
-        yield (f"history?{period.parameter}",), routes.history_page, query, {}
-    for key in incident_keys(snapshot):
-        incident_id = key.removeprefix("incidents/")
-        yield (key,), routes.incident_page, {}, {"incident_id": incident_id}
-    yield ("history.rss",), routes.history_rss, {}, {}
-    yield ("history.atom",), routes.history_atom, {}, {}
-    yield ("embed/status.js",), routes.embed_status_script, {}, {}
-    yield ("favicon.ico",), routes.favicon, {}, {}
+        keys = (f"history?{period.parameter}",)
+        yield _View(keys, routes.history_page, query, {}, partial(history, period=period))
+    for entry in data["incidents"]:
+        params = {"incident_id": entry["incident"]["id"]}
+        key = f"incidents/{entry['incident']['id']}"
+        yield _View((key,), routes.incident_page, {}, params, lambda visit, e=entry: [settings, e])
+    yield _View(("history.rss",), routes.history_rss, {}, {}, lambda visit: whole)
+    yield _View(("history.atom",), routes.history_atom, {}, {}, lambda visit: whole)
+    # The badge names the newest open incident or maintenance in progress.
+    opened = [
+        (entry["state"], entry["incident"]["id"], entry["incident"]["name"])
+        for entry in data["incidents"]
+        if content.is_open(entry)
+    ]
+    embedded = [data["embed"], opened]
+    yield _View(("embed/status.js",), routes.embed_status_script, {}, {}, lambda v: embedded)
+    yield _View(("favicon.ico",), routes.favicon, {}, {}, lambda visit: settings)
     kinds = [kind.name for kind in html.subscription_kinds(data["page"])]
-    yield (
-        ("subscribe", *(f"subscribe?via={kind}" for kind in kinds[:1])),
-        subscriptions.subscribe_form,
-        {},
-        {},
-    )
+    form = [settings, data["components"]]
+    keys = ("subscribe", *(f"subscribe?via={kind}" for kind in kinds[:1]))
+    yield _View(keys, subscriptions.subscribe_form, {}, {}, lambda visit: form)
     for kind in kinds[1:]:
-        yield (f"subscribe?via={kind}",), subscriptions.subscribe_form, {"via": kind}, {}
+        query = {"via": kind}
+        keys = (f"subscribe?via={kind}",)
+        yield _View(keys, subscriptions.subscribe_form, query, {}, lambda visit: form)
     for document in routes.V2_DOCUMENTS:
-        yield (f"api/v2/{document}",), routes.v2_view(document), {}, {}
+        keys = (f"api/v2/{document}",)
+        yield _View(keys, routes.v2_view(document), {}, {}, lambda visit: whole)
+
+
+def _settings(data: dict) -> dict:
+    """The page's settings, but the time of its last change (only its JSON shows it)."""
+    return {name: value for name, value in data["page"].items() if name != "updated_at"}
+
+
+def _digest(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+@lru_cache(maxsize=1)
+def _renderer() -> str:
+    """The code and templates the files are rendered by: a release that changes them renders
+    every file again."""
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".html", ".css", ".js", ".json") and path.is_file():
+            digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    return digest.hexdigest()[:32]
 
 
 def _visit(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chalicelib import schemas
-from chalicelib.views.content import IN_PROGRESS, UNRESOLVED, UPCOMING
+from chalicelib.views.content import IN_PROGRESS, NEWEST_LISTED, UNRESOLVED, UPCOMING
 
 # incidents.json and scheduled-maintenances.json list this many, newest first.
-LIST_LIMIT = 50
+LIST_LIMIT = NEWEST_LISTED
 
 
 def page_of(data: dict) -> dict:

@@ -10,8 +10,9 @@ A file CloudFront may keep gets `stale-while-revalidate` and `stale-if-error` be
 `max-age` (`for_cdn`), so CloudFront keeps answering with the last copy while S3 fails; the
 viewer-response function takes them off again for browsers.
 
-Each object carries the hash of what it holds (`content-sha256`): a write of what is there
-already is a HEAD and no PUT, so publishing an unchanged page writes nothing.
+Each object carries the hash of what it holds (`content-sha256`). The publisher compares what
+it renders with the hashes of its last manifest, read once, and writes only what changed: no
+HEAD per file, and publishing an unchanged page writes nothing.
 """
 
 import hashlib
@@ -100,7 +101,7 @@ class BucketStore:
         return answer["Body"].read()
 
     def write(self, path: str, body: bytes, headers: dict[str, str], status: int = 200) -> None:
-        """Put the file, unless the object holds the same already (a HEAD, no PUT)."""
+        """Put the file (the publisher writes only what its manifests say changed)."""
         key = _key(path)
         fields: dict[str, str] = {}
         metadata: dict[str, str] = {}
@@ -114,23 +115,11 @@ class BucketStore:
             fields["CacheControl"] = for_cdn(fields["CacheControl"])
         if status != 200:
             metadata[STATUS_METADATA] = str(status)
-        digest = content_hash(body, fields, metadata)
-        if self._hash_of(key) == digest:
-            return
-        metadata[HASH_METADATA] = digest
+        metadata[HASH_METADATA] = content_hash(body, fields, metadata)
         size = sum(len(name.encode()) + len(value.encode()) for name, value in metadata.items())
         if size > MAX_METADATA_BYTES:
             raise ValueError(f"{path}: its headers take {size} bytes of metadata, S3 keeps 2 KB")
         _client().put_object(Bucket=self.bucket, Key=key, Body=body, Metadata=metadata, **fields)
-
-    def _hash_of(self, key: str) -> str | None:
-        try:
-            head = _client().head_object(Bucket=self.bucket, Key=key)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                return None
-            raise
-        return head.get("Metadata", {}).get(HASH_METADATA)
 
     def delete(self, path: str) -> None:
         # S3 answers 204 for a key that is not there.

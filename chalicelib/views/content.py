@@ -47,6 +47,9 @@ _PROFILE_TEXTS = (
 UNRESOLVED, RESOLVED = "unresolved", "resolved"
 UPCOMING, IN_PROGRESS, COMPLETED = "upcoming", "in_progress", "completed"
 SUMMARY_BODY_CHARS = 300
+# The newest incidents and maintenances listed by the status API's documents (as Statuspage's
+# do) and the feeds: the snapshot holds this many of the recent days, however busy a day was.
+NEWEST_LISTED = 50
 # Incidents an uptime bar's day cards may name, per component (the newest): the snapshot
 # stays small however busy the bars' 90 days were.
 UPTIME_MARKS = 60

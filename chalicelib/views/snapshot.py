@@ -5,8 +5,8 @@ Each such write counts a change on the snapshot item in its own transaction (the
 does it), so writes never pay for the page's view; a view that finds changes the body was not
 built after (or no body: a page never viewed) rebuilds it. A rebuild reads only what the page shows:
 the page, its components, the open incidents and maintenances (a sparse index, then each one's
-updates), the incidents that began in the last `RECENT_DAYS` days (a time-bounded query of
-incident items, each with its newest update in brief), the newest of those that began
+updates), the newest incidents of each of the last `RECENT_DAYS` days (a bounded query a day
+of incident items, each with its newest update in brief), the newest of those that began
 earlier in the uptime bars' window (one bounded query: the bars' day cards name them) and each
 showcased component's status days over that window, and which metrics it charts (one Query;
 their points are read when the page is viewed, as data points do not change the snapshot).
@@ -20,7 +20,8 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from chalicelib import clock, config
 from chalicelib.domain import components, incidents, metrics, uptime
@@ -36,8 +37,11 @@ from chalicelib.views import content
 
 # The uptime bars cover 90 days in the page's time zone; a day more covers any zone.
 UPTIME_WINDOW = timedelta(days=91)
-# Past incidents the page lists, in brief, beyond the open ones.
+# The days whose past incidents the page lists, in brief, beyond the open ones (today and
+# the 14 before, in the page's time zone), and how many of each day at most (the newest; the
+# others are behind a link to the history): no file or read grows with a busy day.
 RECENT_DAYS = 15
+PER_DAY = 10
 # Incidents that began in the uptime bars' window before those days, read for the bars' day
 # cards at most (the newest): the read stays bounded however busy the window was.
 UPTIME_OLDER_INCIDENTS = 200
@@ -84,7 +88,7 @@ def refresh(
         return None
     # Consistent reads: a refresh runs right after the write it must show.
     records = components.components_of(page_id, consistent=True)
-    entries, related = _entries(page_id)
+    entries, related = _entries(page_id, uptime.time_zone_of(page))
     history = _uptime_history(page, records)
     displayed = [
         metric for metric in metrics.metrics_of(page_id, consistent=True) if metric.display
@@ -127,20 +131,17 @@ def _changes_shown(marked: snapshots.PageSnapshot | None, read_at: datetime) -> 
     return changes
 
 
-def _entries(page_id: str) -> tuple[list[dict], list[IncidentRecord]]:
-    """The open incidents and maintenances whole, the others that began in the last
-    `RECENT_DAYS` days in brief, newest first; and, for the uptime bars' day cards, every
-    incident of those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the
-    bars' window (one bounded query more)."""
+def _entries(page_id: str, time_zone: str) -> tuple[list[dict], list[IncidentRecord]]:
+    """The open incidents and maintenances whole, and in brief, newest first, those of the
+    last `RECENT_DAYS` days of the page's time zone that `_recent` reads. For the uptime bars'
+    day cards, those and the newest `UPTIME_OLDER_INCIDENTS` that began before them in the
+    bars' window."""
     opened = incidents.with_updates(incidents.open_records(page_id))
     shown = {incident.record.id for incident in opened}
     now = clock.now()
-    recent_start = now - timedelta(days=RECENT_DAYS)
-    recent = [
-        record
-        for record in incidents.started_between(page_id, recent_start, _LATEST)
-        if record.id not in shown
-    ]
+    zone = ZoneInfo(time_zone)
+    recent_start = _day_start(now.astimezone(zone).date() - timedelta(days=RECENT_DAYS - 1), zone)
+    recent = [record for record in _recent(page_id, recent_start, zone) if record.id not in shown]
     older = incidents.started_between(
         page_id, now - UPTIME_WINDOW, recent_start, limit=UPTIME_OLDER_INCIDENTS
     )
@@ -149,6 +150,37 @@ def _entries(page_id: str) -> tuple[list[dict], list[IncidentRecord]]:
     related = [incident.record for incident in opened] + recent
     related += [record for record in older if record.id not in shown]
     return sorted(entries, key=lambda entry: entry["incident"]["id"], reverse=True), related
+
+
+def _recent(page_id: str, start: datetime, zone: ZoneInfo) -> list[IncidentRecord]:
+    """The newest `content.NEWEST_LISTED` incidents that began since `start` (the status API's
+    lists and the feeds), and of each day since at least its newest `PER_DAY` + 1 (one more
+    than a day lists: it says the day has more). Each read is a Query with a limit, however
+    busy a day was: one on most pages; on a busy one, going back, one for the days a read
+    did not reach and one for a day it reached only part of."""
+    found: dict[str, IncidentRecord] = {}
+    end, limit = _LATEST, content.NEWEST_LISTED
+    while end > start:
+        batch = incidents.started_between(page_id, start, end, limit)
+        found |= {record.id: record for record in batch}
+        if len(batch) < limit:
+            break  # all of [start, end)
+        # The days after the oldest read are whole in the batch; that day may not be.
+        day = batch[-1].started_at.astimezone(zone).date()
+        day_start, day_end = _day_start(day, zone), _day_start(day + timedelta(days=1), zone)
+        if sum(1 for record in batch if record.started_at >= day_start) <= PER_DAY:
+            found |= {
+                record.id: record
+                for record in incidents.started_between(
+                    page_id, day_start, min(day_end, end), PER_DAY + 1
+                )
+            }
+        end, limit = day_start, PER_DAY + 1
+    return list(found.values())
+
+
+def _day_start(day: date, zone: ZoneInfo) -> datetime:
+    return datetime.combine(day, time(), zone).astimezone(UTC)
 
 
 def _trimmed(entries: list[dict], listed: int) -> list[dict]:

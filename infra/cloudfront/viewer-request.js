@@ -11,7 +11,7 @@ import cf from 'cloudfront';
 
 const hosts = cf.kvs('__HOSTS_STORE_ID__');
 const APP = 'app';
-const VARIANT_KEYS = ['quarter', 'month', 'metric_period', 'via'];
+const VARIANT_KEYS = ['quarter', 'month', 'metric_period', 'via', 'before'];
 const MAX_QUERY_FIELDS = 100;
 // What every page the files answer publishes (hosts.ALWAYS); the store names the rest.
 const ALWAYS = [
