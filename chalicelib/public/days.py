@@ -142,3 +142,14 @@ def in_month(entries: list[dict], time_zone: str, first: date) -> list[dict]:
         if (_day_of(entry, time_zone).year, _day_of(entry, time_zone).month)
         == (first.year, first.month)
     ]
+
+
+@dataclass(frozen=True)
+class HistoryEntries:
+    """A page of a history period: the newest `HISTORY_PAGE` (routes) incidents that began in it (after
+    the incident `before`, when given), in brief, and the last of them when the period has
+    more."""
+
+    entries: list[dict]
+    before: str | None
+    more: str | None

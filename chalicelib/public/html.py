@@ -26,8 +26,6 @@ from chalicelib.web.templates import environment_for
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-    from chalicelib.public import routes
-
 _HERE = Path(__file__).parent
 BANNER_LEVELS = {"none": "up", "maintenance": "maintenance"}
 
@@ -270,7 +268,7 @@ def history_page(
     period: days.Period,
     entries: list[dict],
     now: datetime,
-    listed: routes.HistoryEntries | None = None,
+    listed: days.HistoryEntries | None = None,
 ) -> str:
     """One page of a period of the history: its months newest first (those still ahead only
     when a maintenance is scheduled in them), each incident and maintenance in brief with a

@@ -9,7 +9,6 @@ request whose `Host` is `{subdomain}.{PUBLIC_DOMAIN}` or a page's custom domain,
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
@@ -321,18 +320,7 @@ def history_page(visit: Visit) -> Response:
     return visit.respond(HTML, render, *parts)
 
 
-@dataclass(frozen=True)
-class HistoryEntries:
-    """A page of a history period: the newest `HISTORY_PAGE` incidents that began in it (after
-    the incident `before`, when given), in brief, and the last of them when the period has
-    more."""
-
-    entries: list[dict]
-    before: str | None
-    more: str | None
-
-
-def history_entries(visit: Visit, period: days.Period, before: str | None) -> HistoryEntries:
+def history_entries(visit: Visit, period: days.Period, before: str | None) -> days.HistoryEntries:
     """Read once for the renders of one publish."""
     start, end = period.bounds(visit.data["page"]["time_zone"])
     return visit.read(_history_entries, visit.snapshot.page_id, start, end, before)
@@ -340,7 +328,7 @@ def history_entries(visit: Visit, period: days.Period, before: str | None) -> Hi
 
 def _history_entries(
     page_id: str, start: datetime, end: datetime, before: str | None
-) -> HistoryEntries:
+) -> days.HistoryEntries:
     """One bounded Query (and, for a later page, the GetItem of the incident it follows),
     of one incident more than a page lists, which says there are more."""
     after = None
@@ -351,7 +339,7 @@ def _history_entries(
     found = incidents.started_between(page_id, start, end, HISTORY_PAGE + 1, after)
     records = found[:HISTORY_PAGE]
     more = records[-1].id if len(found) > HISTORY_PAGE else None
-    return HistoryEntries([content.brief_entry(record) for record in records], before, more)
+    return days.HistoryEntries([content.brief_entry(record) for record in records], before, more)
 
 
 @public_view("/incidents/{incident_id}", "Incident: its updates and postmortem", as_html=True)
