@@ -156,3 +156,31 @@ def test_a_send_into_a_long_queue_reads_none_of_its_messages(both_mottos, monkey
         sqs.delete_queue(QueueUrl=url)
     assert attributes["Attributes"]["ApproximateNumberOfMessages"] == "2001"
     assert len(looked_at) >= 2_001  # what a read of the counts looks at, as moto does
+
+
+def test_a_receive_from_a_long_queue_looks_at_each_message_once(both_mottos, monkeypatch):
+    """Unpatched, each message received had moto count the whole queue nine times (its
+    retention read through every attribute): a publish queue fallen behind a burst of writes
+    cost the emulator more with every message waiting."""
+    from moto.sqs.models import Message
+
+    looked_at = []
+    visible = Message.visible
+
+    def counted(message):
+        looked_at.append(message)
+        return visible.fget(message)
+
+    assert moto_costs.install()
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name=REGION)
+        url = sqs.create_queue(QueueName=f"long-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+        for _ in range(200):
+            entries = [{"Id": str(n), "MessageBody": "{}"} for n in range(10)]
+            sqs.send_message_batch(QueueUrl=url, Entries=entries)
+        monkeypatch.setattr(Message, "visible", property(counted))
+        received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+        sqs.delete_queue(QueueUrl=url)
+    assert len(received) == 10
+    # moto's own pass: which messages are visible, and each of the 10 again as it takes it
+    assert len(looked_at) <= 2_000 + 10
