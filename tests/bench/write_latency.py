@@ -10,8 +10,9 @@ stack's emulator before they are imported):
     python -m tests.bench.write_latency STACK_URL API_KEY PAGE_ID EMULATOR_PID [COUNT]
 
 with the stack's STAGE and MOTO_PORT in the environment. Prints one JSON object: the bare
-handler's median before and after the creates, the median create of each window, the
-emulator's memory (RSS) as the creates went, and every create's latency (ms).
+handler's median before and after the creates, the median create of each window and the
+bare handler's median within it, the emulator's memory (RSS) and the publish requests waiting as
+the creates went, and every create's latency (ms).
 
 The reference is a bare Chalice handler doing one 5-item TransactWrite on the same emulator,
 served here over HTTP the way the stack serves the app, measured in the same run.
@@ -21,6 +22,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -49,6 +51,24 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def _publish_backlog() -> Callable[[], int]:
+    """How many publish requests wait on the publish queue (received ones included)."""
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    sqs = boto3.client("sqs", region_name=config.region())
+    url = sqs.get_queue_url(QueueName=config.queue_name(queues.PUBLISH))["QueueUrl"]
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+
+    def waiting() -> int:
+        counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+        return sum(int(count) for count in counts.values())
+
+    return waiting
 
 
 def _timed(session: requests.Session, url: str, headers: dict) -> float:
@@ -95,16 +115,27 @@ def measure(stack_url: str, api_key: str, page_id: str, emulator_pid: int, count
     figures: dict = {"count": count, "bare before": _bare_median(session, bare_url)}
     url = f"{stack_url}/v1/pages/{page_id}/incidents"
     headers = {"Authorization": f"OAuth {api_key}"}
-    latencies, memory = [], {0: rss_mb(emulator_pid)}
+    bare_headers = {"Authorization": "OAuth unused-by-the-bare-handler"}
+    windows = {"early": EARLY, "late": late_window(count)}
+    # Within each window a bare write follows each create: what the machine gave a write
+    # then (other work on it, the publishes running), to tell a create's growth from noise.
+    bare_in: dict[str, list[float]] = {name: [] for name in windows}
+    backlog = _publish_backlog()
+    latencies, memory, waiting = [], {0: rss_mb(emulator_pid)}, {0: backlog()}
     for number in range(count):
         latencies.append(_timed(session, url, headers))
+        for name, window in windows.items():
+            if number in window:
+                bare_in[name].append(_timed(session, bare_url, bare_headers))
         if (number + 1) % MEMORY_EVERY == 0:
             memory[number + 1] = rss_mb(emulator_pid)
+            waiting[number + 1] = backlog()
     figures["bare after"] = _bare_median(session, bare_url)
-    figures["early"] = statistics.median(latencies[EARLY.start : EARLY.stop])
-    late = late_window(count)
-    figures["late"] = statistics.median(latencies[late.start : late.stop])
+    for name, window in windows.items():
+        figures[name] = statistics.median(latencies[window.start : window.stop])
+        figures[f"{name} bare"] = statistics.median(bare_in[name])
     figures["emulator MB"] = memory
+    figures["publish requests waiting"] = waiting
     figures["latencies"] = [round(value, 1) for value in latencies]
     return figures
 
