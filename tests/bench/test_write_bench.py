@@ -93,4 +93,14 @@ def test_incident_create_cost_as_the_day_fills(tmp_path):
         "publish requests waiting, by incidents created: "
         + ", ".join(f"{n}: {depth}" for n, depth in sorted(waiting.items()) if n % 500 == 0)
     )
+    shown = {int(n): pair for n, pair in figures["changes published"].items()}
+    print(
+        "public changes committed / shown by the published files, by incidents created: "
+        + ", ".join(f"{n}: {c}/{p}" for n, (c, p) in sorted(shown.items()) if n % 500 == 0)
+    )
+    caught_up = figures["caught up seconds"]
+    print(
+        "the published files showed the last create "
+        + (f"{caught_up:.1f} s after it" if caught_up is not None else "not within 600 s")
+    )
     print(f"emulator RSS at {count}: {memory[max(memory)]:.0f} MB (target <= 1,024)")

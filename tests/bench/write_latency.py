@@ -11,8 +11,9 @@ stack's emulator before they are imported):
 
 with the stack's STAGE and MOTO_PORT in the environment. Prints one JSON object: the bare
 handler's median before and after the creates, the median create of each window and the
-bare handler's median within it, the emulator's memory (RSS) and the publish requests waiting as
-the creates went, and every create's latency (ms).
+bare handler's median within it, the emulator's memory (RSS), the publish requests waiting and the
+changes the published files showed as the creates went, how long after the last create the
+published files showed it, and every create's latency (ms).
 
 The reference is a bare Chalice handler doing one 5-item TransactWrite on the same emulator,
 served here over HTTP the way the stack serves the app, measured in the same run.
@@ -38,6 +39,8 @@ BARE_ROUNDS = 40
 WARM_UP = 5
 # How often the emulator's memory is read (every this many creates).
 MEMORY_EVERY = 100
+# How long the published files are given to show the last create, once the creates end.
+CATCH_UP_WAIT_SECONDS = 600
 BODY = {"incident": {"name": "Down", "status": "resolved", "body": "Back"}}
 
 
@@ -69,6 +72,25 @@ def _publish_backlog() -> Callable[[], int]:
         return sum(int(count) for count in counts.values())
 
     return waiting
+
+
+def _published(page_id: str) -> tuple[int, int]:
+    """The page's public changes committed, and how many of them its published files show."""
+    from chalicelib.store import snapshots
+
+    item = snapshots.read(page_id, consistent=True)
+    return int(item.changes or 0), int(item.published_changes or 0)
+
+
+def _caught_up_seconds(page_id: str) -> float | None:
+    """From now until the published files show every change (None: not within the wait)."""
+    started = time.monotonic()
+    while time.monotonic() - started < CATCH_UP_WAIT_SECONDS:
+        changes, published = _published(page_id)
+        if published >= changes:
+            return time.monotonic() - started
+        time.sleep(0.5)
+    return None
 
 
 def _timed(session: requests.Session, url: str, headers: dict) -> float:
@@ -122,6 +144,7 @@ def measure(stack_url: str, api_key: str, page_id: str, emulator_pid: int, count
     bare_in: dict[str, list[float]] = {name: [] for name in windows}
     backlog = _publish_backlog()
     latencies, memory, waiting = [], {0: rss_mb(emulator_pid)}, {0: backlog()}
+    published = {0: _published(page_id)}
     for number in range(count):
         latencies.append(_timed(session, url, headers))
         for name, window in windows.items():
@@ -130,12 +153,15 @@ def measure(stack_url: str, api_key: str, page_id: str, emulator_pid: int, count
         if (number + 1) % MEMORY_EVERY == 0:
             memory[number + 1] = rss_mb(emulator_pid)
             waiting[number + 1] = backlog()
+            published[number + 1] = _published(page_id)
+    figures["caught up seconds"] = _caught_up_seconds(page_id)
     figures["bare after"] = _bare_median(session, bare_url)
     for name, window in windows.items():
         figures[name] = statistics.median(latencies[window.start : window.stop])
         figures[f"{name} bare"] = statistics.median(bare_in[name])
     figures["emulator MB"] = memory
     figures["publish requests waiting"] = waiting
+    figures["changes published"] = published
     figures["latencies"] = [round(value, 1) for value in latencies]
     return figures
 
