@@ -15,7 +15,7 @@ waited 13 s while later ones went ahead.
 import threading
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -54,13 +54,28 @@ _holding = threading.local()
 @contextmanager
 def taken(key: str) -> Iterator[None]:
     """The turn of `key` in this process. A thread takes one turn at a time: a nested call
-    runs inside the turn it holds, so two threads can never wait on each other."""
+    runs inside the turn it holds, so two threads can never wait on each other. The steps
+    left for its end (`after`) run once it is handed on."""
     if getattr(_holding, "turn", False):
         yield
         return
-    with _locks[zlib.crc32(key.encode()) % STRIPES]:
-        _holding.turn = True
+    queue = _locks[zlib.crc32(key.encode()) % STRIPES]
+    with queue:
+        _holding.turn, _holding.after = True, []
         try:
             yield
         finally:
             _holding.turn = False
+            left, _holding.after = _holding.after, []
+    for step in left:  # also after a failure: what they follow has happened
+        step()
+
+
+def after(step: Callable[[], None]) -> None:
+    """Run `step` when this thread's turn ends, or now if it holds none. What follows a
+    commit (announcing it: two queue sends) keeps nobody waiting: the turn is for reading
+    what the writer before wrote. Each step must not raise."""
+    if getattr(_holding, "turn", False):
+        _holding.after.append(step)
+    else:
+        step()
