@@ -3,7 +3,7 @@ created back to back through the API with the page's publishes running, next to 
 Chalice handler doing one 5-item TransactWrite on the same emulator; and the emulator's memory
 at 2,000 incidents (figures; targets in the output).
 
-    .venv/bin/python -m pytest -q -s tests/bench/test_write_bench.py
+    .venv/bin/python -m pytest -q -s -m bench tests/bench/test_write_bench.py
 
 `WRITE_BENCH_INCIDENTS` sets another count (the late window is always its last 30 creates).
 """
