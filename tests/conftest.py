@@ -76,7 +76,7 @@ E2E_SECONDS = {
     "test_public_page_times": 15,
     "test_notifications_e2e": 12,
     "test_export_roundtrip": 12,
-    "test_local_stack": 12,
+    "test_local_stack": 15,
     "test_journal_damage": 11,
     "test_public_page_axe": 10,
     "test_redrive": 9,

@@ -16,7 +16,9 @@ last transaction: the next public view rebuilds what it shows (`chalicelib.store
 
 Once committed, and only then, the listeners registered with `after_commit` run: the outbox
 publishes the events. Nothing else publishes, so a change is announced exactly when it landed. A listener's failure is logged, never raised: the
-change is committed and the caller must hear so (the outbox sweep catches up).
+change is committed and the caller must hear so (the outbox sweep catches up). A writer that
+holds a turn (`turns`) announces once it has handed the turn on, before it answers: the next
+writer of the item waits for the commit, not for the queue sends after it.
 
 It lives with the rules because what counts as a conflict of intent is a rule; DynamoDB's part
 (building the transaction, reading its cancellation reasons) is `chalicelib.store.base`'s, and
@@ -31,13 +33,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.models import Model
 
 from chalicelib import clock, ids
-from chalicelib.domain import errors
+from chalicelib.domain import errors, turns
 from chalicelib.store import base, snapshots
 from chalicelib.store.outbox import PENDING, OutboxEvent
 
@@ -251,6 +254,6 @@ def run(page_id: str | None, change: Callable[[Work], T], *, attempts: int = ATT
         except _LostRace:
             time.sleep(random.uniform(0, min(PAUSE_SECONDS * 2**attempt, MAX_PAUSE_SECONDS)))
             continue
-        _announce(Committed(page_id, work.events, work.public, work.charted))
+        turns.after(partial(_announce, Committed(page_id, work.events, work.public, work.charted)))
         return result
     raise errors.Conflict()

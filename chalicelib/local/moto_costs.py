@@ -15,6 +15,12 @@ with 2,000 incidents the local stack measured the emulator, not the service:
   costs the same in a partition of 10,000 as in one of 500. A global index finds its hash
   key's items through `_IndexEntries`, kept up to date as items are written.
 
+A Query also deep-copied every item it answered before serializing it: a publish's read of
+a day with 2,000 incidents and their updates copied 4,000 items (0.18 s of the emulator's
+processor, with the interpreter lock the API's requests wait for). The items go to the
+answer as stored; the copy guarded nothing, since moto changes no item it answers, and an
+update landing meanwhile could already reach an item while it was being copied.
+
 And moto parses every condition expression anew, twice per item of a transaction; a condition
 without values (a delivery claim's `attribute_not_exists`, the same for each of the 50 items
 of a batch) is parsed once here and kept.
@@ -84,6 +90,23 @@ class _CopyKeepingTables:
     @staticmethod
     def deepcopy(value: Any, memo: dict | None = None) -> Any:
         return value if isinstance(value, Table) else copy.deepcopy(value, memo)
+
+
+class _CopyKeepingResults:
+    """The `copy` module as moto's table sees it: the items a Query or a Scan found are handed
+    to its answer as stored, not copied (nothing after changes them: the answer is their
+    attributes, serialized at once); everything else (a backup's tables) is copied."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict | None = None) -> Any:
+        if isinstance(value, Item):
+            return value
+        if isinstance(value, list) and all(isinstance(entry, Item) for entry in value):
+            return list(value)
+        return copy.deepcopy(value, memo)
 
 
 def _item_keys(table: Table, operation: dict) -> tuple[DynamoType, DynamoType | None]:
@@ -616,6 +639,7 @@ def install() -> bool:
             raise
 
     _replace(dynamodb_models, "copy", _CopyKeepingTables())
+    _replace(dynamodb_tables, "copy", _CopyKeepingResults())
     _replace(backend_class, "transact_write_items", transact_write_items)
     _replace(dynamodb_models, "get_filter_expression", _filter_expression)
     _replace(dynamodb_tables, "get_filter_expression", _filter_expression)

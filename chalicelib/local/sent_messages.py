@@ -4,10 +4,15 @@ emulator, with the moment each was sent, for the outbox page (`outbox_page.py`).
 Kept in the emulator's process, the one place the sends of every process (the API's, the
 event functions') arrive: moto's backends are wrapped to note each message as they accept it,
 since moto keeps no time of sending and no order across the two services. Only the last
-`MAX_KEPT` are kept, and nothing across a restart (moto keeps no sent message either).
-Served as JSON, newest first, at `GET /_local/sent.json` on the emulator's port. How many
-messages each address was sent since the start, and the moment of the last, are kept for all
-(`GET /_local/sent-counts.json`): what a test or a benchmark of thousands counts.
+`MAX_KEPT` are kept, and nothing across a restart. Served as JSON, newest first, at
+`GET /_local/sent.json` on the emulator's port. How many messages each address was sent since
+the start, and the moment of the last, are kept for all (`GET /_local/sent-counts.json`): what
+a test or a benchmark of thousands counts.
+
+moto itself keeps every email (its raw MIME: 7 KB for an incident's) and every text message
+it ever accepted, in lists that only grow: each incident on a page with 1,000 email
+subscribers added 7 MB to the emulator for the rest of its life. Once noted here,
+each message is dropped from moto's lists (nothing of the stack reads them).
 """
 
 import json
@@ -24,23 +29,23 @@ _sent: deque = deque(maxlen=MAX_KEPT)
 _counts: dict[str, Counter] = {"email": Counter(), "sms": Counter()}
 _last_at: dict[str, float] = {}
 _lock = threading.Lock()
-_installed = False
+# moto's own methods, while `install` has replaced them (to put back: `uninstall`).
+_replaced: dict = {}
 
 
 def install() -> None:
     """Note every message moto's SES and SNS backends accept from now on."""
-    global _installed
-    if _installed:
+    if _replaced:
         return
-    _installed = True
     from moto.ses.models import SESBackend
     from moto.sns.models import SNSBackend
 
-    send_raw_email = SESBackend.send_raw_email
-    publish = SNSBackend.publish
+    send_raw_email = _replaced["ses"] = SESBackend.send_raw_email
+    publish = _replaced["sns"] = SNSBackend.publish
 
     def noting_send_raw_email(self, *args, **kwargs):
         message = send_raw_email(self, *args, **kwargs)
+        _forget(self.sent_messages, message)
         _note(
             {
                 "kind": "email",
@@ -53,13 +58,30 @@ def install() -> None:
 
     def noting_publish(self, *args, **kwargs):
         message_id = publish(self, *args, **kwargs)
-        text = self.sms_messages.get(message_id)
+        text = self.sms_messages.pop(message_id, None)
         if text is not None:  # a text message, not a topic's
             _note({"kind": "sms", "id": message_id, "to": [text[0]], "text": text[1]})
         return message_id
 
     SESBackend.send_raw_email = noting_send_raw_email
     SNSBackend.publish = noting_publish
+
+
+def uninstall() -> None:
+    """moto's own sends again (for tests that read moto's lists, after one of this module)."""
+    from moto.ses.models import SESBackend
+    from moto.sns.models import SNSBackend
+
+    if _replaced:
+        SESBackend.send_raw_email = _replaced.pop("ses")
+        SNSBackend.publish = _replaced.pop("sns")
+
+
+def _forget(kept: list, message) -> None:
+    try:
+        kept.remove(message)  # another thread's send may have come after it
+    except ValueError:
+        pass
 
 
 def _note(message: dict) -> None:

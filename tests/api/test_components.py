@@ -530,3 +530,34 @@ def test_writers_of_one_component_in_one_process_take_turns(world, monkeypatch):
     assert changes[0][0] == "operational"
     for (_, left), (found, _) in zip(changes, changes[1:], strict=False):
         assert found == left
+
+
+def test_a_component_writer_announces_its_change_once_its_turn_is_handed_on(world, monkeypatch):
+    """The next writer of the component waits for the commit, not for the queue sends that
+    announce it (under make load each update waited for those of every update before it)."""
+    import threading
+
+    from chalicelib.domain import components, turns, unit_of_work
+    from chalicelib.domain.components import ComponentInput
+
+    component = make_component(world)
+    next_writer_in, waiting = [], []
+
+    def announce(committed) -> None:
+        went_in = threading.Event()
+
+        def next_writer() -> None:
+            with turns.taken(component["id"]):
+                went_in.set()
+
+        waiting.append(threading.Thread(target=next_writer))
+        waiting[-1].start()
+        next_writer_in.append(went_in.wait(2))
+
+    monkeypatch.setattr(unit_of_work, "_listeners", [*unit_of_work._listeners, announce])
+    components.update_component(
+        world.page_id, component["id"], ComponentInput(status="major_outage")
+    )
+    for thread in waiting:
+        thread.join()
+    assert next_writer_in == [True]  # announced before the update returned, the turn free

@@ -1,41 +1,111 @@
-"""Write latency on the running local stack, over HTTP, as an API client meets it.
+"""Incident create latency on the running local stack as the page's day fills up: incidents
+created back to back through the API, each answered before the next is sent, while the
+stack's event functions publish the page beside them, as an incident manager, an
+integration or an import makes them. Nothing is written around the API and nothing waits
+between creates: a publish competes with the creates it follows, as it does in use.
 
-Run by `test_write_bench` in a process of its own (the models must point at the stack's
-emulator before they are imported): `python -m tests.bench.write_latency <stack url>`, with
-the stack's STAGE and MOTO_PORT in the environment. Prints one JSON object of medians (ms).
+Run by `test_write_bench` in a process of its own (the bare handler's models must point at the
+stack's emulator before they are imported):
+
+    python -m tests.bench.write_latency STACK_URL API_KEY PAGE_ID EMULATOR_PID [COUNT]
+
+with the stack's STAGE and MOTO_PORT in the environment. Prints one JSON object: the bare
+handler's median before and after the creates, the median create of each window and the
+bare handler's median within it, the emulator's memory (RSS), the publish requests waiting and the
+changes the published files showed as the creates went, how long after the last create the
+published files showed it, and every create's latency (ms).
 
 The reference is a bare Chalice handler doing one 5-item TransactWrite on the same emulator,
-served here over HTTP the way the stack serves the app.
+served here over HTTP the way the stack serves the app, measured in the same run.
 """
 
 import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import requests
 
 from chalicelib.environment import use_local_emulator_if_local
 
-ROUNDS = 40
+COUNT = 2000
+# The creates whose median is the cost "at 20" and "at 2,000" (0-based: the 10th to the 40th,
+# and the last 30): a median of 30 stands still when a publish lands on a few of them.
+EARLY = range(10, 40)
+BARE_ROUNDS = 40
 WARM_UP = 5
-# Each timed request starts on an idle stack: locally the previous write's fan-out runs in the
-# same process as the API and the emulator, where on AWS it has functions of its own.
-PAUSE_SECONDS = 0.3
+# How often the emulator's memory is read (every this many creates).
+MEMORY_EVERY = 100
+# How long the published files are given to show the last create, once the creates end.
+CATCH_UP_WAIT_SECONDS = 600
+BODY = {"incident": {"name": "Down", "status": "resolved", "body": "Back"}}
 
 
-def _median_ms(session: requests.Session, method: str, url: str, **kwargs) -> float:
-    timings = []
-    for round_number in range(WARM_UP + ROUNDS):
-        time.sleep(PAUSE_SECONDS)
-        started = time.perf_counter()
-        answer = session.request(method, url, timeout=30, **kwargs)
-        elapsed = (time.perf_counter() - started) * 1000
-        assert answer.status_code < 300, answer.text
-        if round_number >= WARM_UP:
-            timings.append(elapsed)
-    return statistics.median(timings)
+def late_window(count: int) -> range:
+    return range(count - 30, count)
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of process `pid` (MB), as `ps` shows it."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _publish_backlog() -> Callable[[], int]:
+    """How many publish requests wait on the publish queue (received ones included)."""
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.notify import queues
+
+    sqs = boto3.client("sqs", region_name=config.region())
+    url = sqs.get_queue_url(QueueName=config.queue_name(queues.PUBLISH))["QueueUrl"]
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+
+    def waiting() -> int:
+        counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+        return sum(int(count) for count in counts.values())
+
+    return waiting
+
+
+def _published(page_id: str) -> tuple[int, int]:
+    """The page's public changes committed, and how many of them its published files show."""
+    from chalicelib.store import snapshots
+
+    item = snapshots.read(page_id, consistent=True)
+    return int(item.changes or 0), int(item.published_changes or 0)
+
+
+def _caught_up_seconds(page_id: str) -> float | None:
+    """From now until the published files show every change (None: not within the wait)."""
+    started = time.monotonic()
+    while time.monotonic() - started < CATCH_UP_WAIT_SECONDS:
+        changes, published = _published(page_id)
+        if published >= changes:
+            return time.monotonic() - started
+        time.sleep(0.5)
+    return None
+
+
+def _timed(session: requests.Session, url: str, headers: dict) -> float:
+    started = time.perf_counter()
+    answer = session.post(url, json=BODY, headers=headers, timeout=60)
+    elapsed = (time.perf_counter() - started) * 1000
+    assert answer.status_code < 300, answer.text
+    return elapsed
+
+
+def _bare_median(session: requests.Session, url: str) -> float:
+    # The same body and headers as a create: the HTTP path costs both the same.
+    headers = {"Authorization": "OAuth unused-by-the-bare-handler"}
+    timings = [_timed(session, url, headers) for _ in range(WARM_UP + BARE_ROUNDS)]
+    return statistics.median(timings[WARM_UP:])
 
 
 def _bare_url() -> str:
@@ -61,42 +131,47 @@ def _bare_url() -> str:
     return f"http://127.0.0.1:{port}/write"
 
 
-def _page_with_history(count: int) -> tuple[str, str]:
-    """A new organization's API key and its page with `count` resolved incidents."""
-    from chalicelib.domain import organizations, pages
-    from chalicelib.domain.pages import PageInput
-    from tests.api.test_bounded_cost import write_history
-
-    organization = organizations.create_organization(f"Bench {count}")
-    owner = organizations.create_user(organization.id, f"owner{count}@example.com", owner=True)
-    api_key = organizations.create_api_key(owner)
-    page = pages.create_page(organization.id, PageInput(name=f"Bench {count}"))
-    write_history(page.id, count)
-    return api_key, page.id
-
-
-def main(stack_url: str) -> None:
-    use_local_emulator_if_local()
+def measure(stack_url: str, api_key: str, page_id: str, emulator_pid: int, count: int) -> dict:
     session = requests.Session()
-    # Both requests carry the same body and headers: the HTTP path costs both the same.
-    body = {"incident": {"name": "Down", "status": "resolved", "body": "Back"}}
-    bare_key = "unused-by-the-bare-handler"
-    figures = {
-        "bare": _median_ms(
-            session, "POST", _bare_url(), json=body, headers={"Authorization": f"OAuth {bare_key}"}
-        )
-    }
-    for count in (20, 2000):
-        api_key, page_id = _page_with_history(count)
-        figures[f"create at {count}"] = _median_ms(
-            session,
-            "POST",
-            f"{stack_url}/v1/pages/{page_id}/incidents",
-            json=body,
-            headers={"Authorization": f"OAuth {api_key}"},
-        )
-    print(json.dumps(figures))
+    bare_url = _bare_url()
+    figures: dict = {"count": count, "bare before": _bare_median(session, bare_url)}
+    url = f"{stack_url}/v1/pages/{page_id}/incidents"
+    headers = {"Authorization": f"OAuth {api_key}"}
+    bare_headers = {"Authorization": "OAuth unused-by-the-bare-handler"}
+    windows = {"early": EARLY, "late": late_window(count)}
+    # Within each window a bare write follows each create: what the machine gave a write
+    # then (other work on it, the publishes running), to tell a create's growth from noise.
+    bare_in: dict[str, list[float]] = {name: [] for name in windows}
+    backlog = _publish_backlog()
+    latencies, memory, waiting = [], {0: rss_mb(emulator_pid)}, {0: backlog()}
+    published = {0: _published(page_id)}
+    for number in range(count):
+        latencies.append(_timed(session, url, headers))
+        for name, window in windows.items():
+            if number in window:
+                bare_in[name].append(_timed(session, bare_url, bare_headers))
+        if (number + 1) % MEMORY_EVERY == 0:
+            memory[number + 1] = rss_mb(emulator_pid)
+            waiting[number + 1] = backlog()
+            published[number + 1] = _published(page_id)
+    figures["caught up seconds"] = _caught_up_seconds(page_id)
+    figures["bare after"] = _bare_median(session, bare_url)
+    for name, window in windows.items():
+        figures[name] = statistics.median(latencies[window.start : window.stop])
+        figures[f"{name} bare"] = statistics.median(bare_in[name])
+    figures["emulator MB"] = memory
+    figures["publish requests waiting"] = waiting
+    figures["changes published"] = published
+    figures["latencies"] = [round(value, 1) for value in latencies]
+    return figures
+
+
+def main(arguments: list[str]) -> None:
+    use_local_emulator_if_local()
+    stack_url, api_key, page_id, emulator_pid = arguments[:4]
+    count = int(arguments[4]) if len(arguments) > 4 else COUNT
+    print(json.dumps(measure(stack_url, api_key, page_id, int(emulator_pid), count)))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])

@@ -110,3 +110,16 @@ def test_the_emulator_answers_dynamodb_errors_as_aws_does(stack):
 
     sqs = session.client("sqs", endpoint_url=endpoint)
     assert sqs.list_queues()["QueueUrls"]
+
+
+def test_the_event_functions_run_below_the_api_and_the_emulator(stack):
+    # Publishes (renders, compression) share the cores with the requests locally: they take
+    # what the requests leave, as on AWS where they have processors of their own.
+    stack.start()
+
+    def niceness(pid: int) -> int:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rpartition(")")[2].split()[16])
+
+    api, emulator = niceness(stack.process.pid), niceness(stack.child_pid("emulator"))
+    assert niceness(stack.child_pid("workers")) > max(api, emulator)

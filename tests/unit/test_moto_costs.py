@@ -330,3 +330,30 @@ def test_an_idle_connection_let_go_is_not_logged_as_an_error():
     handler = SimpleNamespace(log=lambda level, *words: logged.append(level))
     _RequestHandler.log_error(handler, "Request timed out: %r", TimeoutError("timed out"))
     assert logged == ["debug"]
+
+
+def test_a_query_answers_the_stored_items_without_copying_them(dynamodb, monkeypatch):
+    """moto deep-copied every item a Query answered: a publish's read of a day's 2,000
+    incidents and their updates cost the emulator 0.18 s of copying."""
+    from moto.dynamodb.models.dynamo_type import Item
+
+    for number in range(50):
+        dynamodb.put_item(TableName="things", Item={**_key(f"i#{number:02}"), "n": {"N": "1"}})
+    copied = []
+    moto_copy = Item.__deepcopy__
+
+    def counted(item, memo):
+        copied.append(item)
+        return moto_copy(item, memo)
+
+    monkeypatch.setattr(Item, "__deepcopy__", counted)
+    found = _query(
+        dynamodb,
+        KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
+        ExpressionAttributeValues={":pk": {"S": "page"}, ":prefix": {"S": "i#"}},
+    )
+    assert found == [f"i#{number:02}" for number in range(50)]
+    assert copied == []
+    # and the stored items are as they were
+    kept = dynamodb.get_item(TableName="things", Key=_key("i#07"))["Item"]
+    assert kept == {**_key("i#07"), "n": {"N": "1"}}
