@@ -2,12 +2,16 @@
 public reads and API writes, as a page sees during an outage. Prints throughput, errors and
 p50/p99 per kind of request, then for all views (public reads) and for all writes.
 
-    python -m tests.bench.load [--clients 50] [--seconds 60] [--url URL --key KEY --page ID]
+    python -m tests.bench.load [--clients 50] [--seconds 60] [--writers 10] [--mixed]
+                               [--url URL --key KEY --page ID]
 
 Without `--url` it starts a stack of its own (a fresh data directory, no rate limit) and
 stops it at the end. Each client is a thread with its own keep-alive connection that sends
-its next request as soon as the last is answered; which request is drawn at random with the
-weights below, so that readers outnumber writers as they do when a page is busy.
+its next request as soon as the last is answered. `--writers` of them are API clients (the
+incident managers and integrations of an outage) and the others read the public page, so
+that readers outnumber writers as they do when a page is busy; each draws its next request
+at random with the weights below. With `--mixed` every client draws from the whole mix: since
+views are answered from published files at once, nearly every client is then in a write.
 
 Incidents live as they do in an outage (`Outage`): a few are open at a time, the clients
 post updates to them, and the update after `UPDATES_PER_INCIDENT` resolves one, which makes
@@ -46,6 +50,8 @@ VIEWS = ("public page", "summary.json", "status.json")
 WRITES = tuple(kind for kind, (_, is_write) in MIX.items() if is_write)
 STATUSES = ["operational", "degraded_performance", "partial_outage", "major_outage"]
 OPEN_AT_ONCE = 4
+# API clients (incident managers, integrations) among the clients; the others read.
+WRITERS = 10
 UPDATES_PER_INCIDENT = 4
 
 
@@ -164,9 +170,12 @@ class Target:
                 self.outage.opened(answer.json()["id"] if created else None)
 
 
-def run(target: Target, clients: int, seconds: float) -> dict:
-    kinds = list(MIX)
-    weights = [MIX[kind][0] for kind in kinds]
+def run(target: Target, clients: int, seconds: float, writers: int | None = None) -> dict:
+    """`writers` of the clients send the API's requests and the others read the public page;
+    None: each client draws every request from the whole mix."""
+    populations = [list(MIX)] if writers is None else [[k for k in MIX if k not in VIEWS]]
+    if writers is not None:
+        populations.append(list(VIEWS))
     timings: dict[str, list[float]] = defaultdict(list)
     failures: dict[str, int] = defaultdict(int)
     answers: dict = defaultdict(int)  # error answers by status (or exception)
@@ -176,6 +185,8 @@ def run(target: Target, clients: int, seconds: float) -> dict:
     def client(seed: int) -> None:
         chooser = random.Random(seed)
         session = requests.Session()
+        kinds = populations[0 if writers is None or seed < writers else 1]
+        weights = [MIX[kind][0] for kind in kinds]
         while time.monotonic() < deadline:
             kind = chooser.choices(kinds, weights)[0]
             started = time.perf_counter()
@@ -244,6 +255,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--writers", type=int, default=WRITERS)
+    parser.add_argument(
+        "--mixed", action="store_true", help="every client draws from the whole mix"
+    )
     parser.add_argument("--url")
     parser.add_argument("--key")
     parser.add_argument("--page")
@@ -257,7 +272,9 @@ def main() -> int:
         url, key, page_id = stack.url, created["api_key"], created["page_id"]
     try:
         target = Target(url, key, page_id)
-        errors = report(run(target, options.clients, options.seconds), options.clients)
+        writers = None if options.mixed else options.writers
+        result = run(target, options.clients, options.seconds, writers)
+        errors = report(result, options.clients)
     finally:
         if stack:
             stack.stop()
