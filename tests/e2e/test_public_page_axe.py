@@ -186,3 +186,47 @@ const ground = luminance(getComputedStyle(document.body).backgroundColor);
 const [high, low] = text > ground ? [text, ground] : [ground, text];
 return (high + 0.05) / (low + 0.05);
 """
+
+
+@pytest.fixture(scope="module")
+def busy_page(stack, browser) -> ShowcasePage:
+    """A page with more incidents today than its home page lists and its history's first page
+    holds: the "More incidents" link and the history's pager show."""
+    created = stack.admin("bootstrap")
+    page = ShowcasePage.__new__(ShowcasePage)
+    page.stack, page.key, page.page_id = stack, created["api_key"], created["page_id"]
+    for number in range(BUSY_INCIDENTS):
+        fields = {"name": f"Blip {number}", "status": "resolved", "body": "Gone."}
+        page.create("incidents", "incident", fields)
+
+    def published() -> bool:
+        return f"Blip {BUSY_INCIDENTS - 1}" in browser.page_source
+
+    assert chromium.shows_soon(browser, page.url(), published)
+    return page
+
+
+BUSY_INCIDENTS = 55
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_a_busy_days_links_and_the_history_pager_have_no_serious_axe_violation(
+    busy_page, browser, axe_script, scheme
+):
+    """The home page lists a day's newest 10 and links to the rest; the history's first page
+    holds 50 and links to the older ones (a page of the app): each reads, and leads on."""
+    found = blocking_violations(browser, axe_script, busy_page.url(), scheme)
+    more = browser.find_element(By.CSS_SELECTOR, ".more-incidents a")
+    assert more.text.startswith("More incidents on")
+    listed = browser.find_elements(By.PARTIAL_LINK_TEXT, "Blip ")
+    assert len(listed) == 10
+    found += blocking_violations(browser, axe_script, more.get_attribute("href"), scheme)
+    assert f"Blip {BUSY_INCIDENTS - 11}" in browser.page_source  # the first not on the home page
+
+    found += blocking_violations(browser, axe_script, busy_page.url("/history"), scheme)
+    older = browser.find_element(By.ID, "history-more")
+    assert older.text.startswith("Older incidents of")
+    found += blocking_violations(browser, axe_script, older.get_attribute("href"), scheme)
+    shown = {link.text for link in browser.find_elements(By.PARTIAL_LINK_TEXT, "Blip ")}
+    assert shown == {f"Blip {number}" for number in range(BUSY_INCIDENTS - 50)}
+    assert not found, "\n".join(found)
