@@ -263,13 +263,26 @@ def started_between(
     first (the newest `limit` of them; with `after`, those that come after it in that order:
     a page of a list that does not shift as incidents are added), without their updates
     (each carries its newest in brief)."""
+    resume = _start_key(after) if after is not None else None
+    return _newest_first(IncidentRecord.by_start, page_id, start, end, limit, resume)
+
+
+def _newest_first(
+    index,
+    page_id: str,
+    start: datetime,
+    end: datetime,
+    limit: int | None,
+    resume: dict | None = None,
+) -> list[IncidentRecord]:
+    """What `index` (keyed by page and `started_at`) holds of [start, end), newest first."""
     return list(
-        IncidentRecord.by_start.query(
+        index.query(
             page_id,
             IncidentRecord.started_at.between(start, end),
             scan_index_forward=False,
             limit=limit,
-            last_evaluated_key=_start_key(after) if after is not None else None,
+            last_evaluated_key=resume,
         )
     )
 
@@ -290,14 +303,7 @@ def counted_in_uptime(
     """The backfilled incidents that count toward uptime and began in [start, end), newest
     first (the newest `limit`): a sparse index of those alone, whatever else the period
     holds."""
-    return list(
-        IncidentRecord.counted_backfills.query(
-            page_id,
-            IncidentRecord.started_at.between(start, end),
-            scan_index_forward=False,
-            limit=limit,
-        )
-    )
+    return _newest_first(IncidentRecord.counted_backfills, page_id, start, end, limit)
 
 
 def _whole(
