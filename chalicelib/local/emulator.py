@@ -29,14 +29,7 @@ from werkzeug.serving import make_server
 from werkzeug.wrappers import Response
 
 from chalicelib import config
-from chalicelib.local import (
-    child,
-    moto_costs,
-    replication,
-    send_limits,
-    sent_messages,
-    table_upgrades,
-)
+from chalicelib.local import child, moto_costs, replication, send_limits, sent_messages
 from chalicelib.local.journal import Journal
 from chalicelib.local.journal_files import JournalRefused
 from chalicelib.local.replication import Replicator
@@ -233,7 +226,6 @@ def create_queue_with_dead_letters(sqs, queue: str) -> None:
 
 def create_queues_and_tables(queue_names: list[str]) -> None:
     create_all()
-    table_upgrades.add_missing_indexes()
     sqs = boto3.client("sqs", region_name=config.region())
     for queue in queue_names:
         create_queue_with_dead_letters(sqs, queue)
