@@ -71,6 +71,24 @@ def published(browser, url: str, css: str, count: int = 1) -> bool:
     )
 
 
+def navigated(browser, click, element) -> None:
+    """`click()` on `element`, then wait until its page is gone and the next one loaded: a
+    look before that may read the page being left (its cards, its links)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def left() -> bool:
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        return False
+
+    click()
+    assert wait_for(left, timeout=30), browser.current_url
+    complete = "return document.readyState === 'complete'"
+    assert wait_for(lambda: browser.execute_script(complete), timeout=30)
+
+
 def script_errors(browser) -> list[str]:
     """What the browser logged as severe: a script the policy refused, an error thrown."""
     try:
@@ -317,15 +335,15 @@ def test_the_history_pages_and_filters_by_component(stack, browser):
     # The pager: the quarter before (the filter kept), and back.
     previous = browser.find_element(By.ID, "history-previous")
     assert f"component={web['id']}" in previous.get_attribute("href")
-    previous.click()
-    assert wait_for(lambda: "quarter=" in browser.current_url, timeout=30)
+    navigated(browser, previous.click, previous)
+    assert "quarter=" in browser.current_url
     assert browser.find_element(By.ID, "history-component").get_attribute("value") == web["id"]
     assert shown() == set()
     # The pager's links get the filter from the page's script once it has run (the select may
     # show the choice before, as the server rendered it): a click before that went unfiltered.
     following = browser.find_element(By.ID, "history-next")
     assert wait_for(lambda: f"component={web['id']}" in following.get_attribute("href"))
-    following.click()
+    navigated(browser, following.click, following)
     assert wait_for(lambda: len(shown()) == 1, timeout=30), (browser.current_url, shown())
     assert shown() == {"Website slow"}
     browser.find_element(By.CSS_SELECTOR, "#history-component option[value='']").click()
